@@ -1,0 +1,66 @@
+import { ContextWindowManager, HeadroomError, readRequest, writeRequest } from '../../core/index.js';
+import type { Command } from '../command.js';
+import { choiceFlag, EXIT_OK, integerFlag, parseJson, printJson, readInput } from '../io.js';
+
+export const fitCommand: Command = {
+  summary: 'the request fitted to the window (oldest whole turns pruned, max_tokens clamped)',
+  usage: `usage: headroom fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
+                    [--reserve N] [--clamp auto|always|never] [--format openai|anthropic]
+
+Fits a request to a context window: drops the oldest whole turns until the estimate is within
+window - reserve - 3% safety, never the head (system + first user message) or the newest turn,
+and sets max_tokens to the room left when the request has none (--clamp always also lowers it).
+--max-tokens replaces the request's own max_tokens; --summary leaves the request out of the output.
+
+output: {"request":{…same format as the input…},"pruned":bool,"dropped_turns":N,"estimate":N,"budget":N,…}
+exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the head and newest turn do not fit.`,
+  options: {
+    'context-length': { type: 'string' },
+    'max-tokens': { type: 'string' },
+    'output-cap': { type: 'string' },
+    reserve: { type: 'string' },
+    clamp: { type: 'string' },
+    format: { type: 'string' },
+    summary: { type: 'boolean' },
+  },
+  async run({ values, positionals }) {
+    const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
+    if (contextLength === undefined) {
+      throw new HeadroomError(
+        'invalid_argument',
+        '--context-length N is required: the window to fit into, in tokens',
+      );
+    }
+    const maxTokens = integerFlag(values['max-tokens'] as string | undefined, 'max-tokens');
+    const outputCap = integerFlag(values['output-cap'] as string | undefined, 'output-cap');
+    const reserve = integerFlag(values.reserve as string | undefined, 'reserve');
+    const clamp = choiceFlag(values.clamp as string | undefined, 'clamp', [
+      'auto',
+      'always',
+      'never',
+    ] as const);
+    const format = choiceFlag(values.format as string | undefined, 'format', [
+      'openai',
+      'anthropic',
+    ] as const);
+    const text = await readInput(positionals[0], 'request');
+    const request = readRequest(parseJson(text, 'the request', 'invalid_transcript'), { format });
+    if (maxTokens !== undefined) {
+      request.maxTokens = maxTokens;
+      request.maxTokensField ??= 'max_tokens';
+    }
+    const manager = new ContextWindowManager({ contextLength, outputCap, reserve, clamp });
+    const result = manager.fit(request);
+    printJson({
+      ...(values.summary ? {} : { request: writeRequest(result.request) }),
+      pruned: result.pruned,
+      dropped_turns: result.droppedTurns,
+      estimate: result.estimate,
+      budget: result.budget,
+      window: result.window,
+      reserve: result.reserve,
+      max_tokens: result.request.maxTokens ?? null,
+    });
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,58 @@
+import type { Command } from './command.js';
+import { parseCommandArgs } from './command.js';
+import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
+
+/** The commands, loaded on demand so that `headroom estimate` never loads the proxy or the emulator. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
+  fit: async () => (await import('./commands/fit.js')).fitCommand,
+};
+
+const USAGE = `headroom — keep LLM agent loops inside the context window
+
+usage: headroom <command> [options]   (every command: --help)
+
+commands:
+`;
+
+async function usage(): Promise<string> {
+  const lines = await Promise.all(
+    Object.entries(COMMANDS).map(async ([name, load]) => `  ${name.padEnd(10)} ${(await load()).summary}`),
+  );
+  return USAGE + lines.join('\n') + '\n';
+}
+
+/** Runs the `headroom` command line and returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(await usage());
+    return name === undefined ? EXIT_BAD_INPUT : EXIT_OK;
+  }
+  if (name === '--version' || name === '-v') {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`${pkg.version}\n`);
+    return EXIT_OK;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(
+      `${JSON.stringify({ error: { code: 'invalid_argument', message: `unknown command ${JSON.stringify(name)}; run headroom --help for the list` } })}\n`,
+    );
+    return EXIT_BAD_INPUT;
+  }
+  try {
+    const command = await load();
+    const parsed = parseCommandArgs(command, rest);
+    if (parsed.values.help) {
+      process.stdout.write(`${command.usage}\n`);
+      return EXIT_OK;
+    }
+    return await command.run(parsed);
+  } catch (error) {
+    return reportError(error);
+  }
+}

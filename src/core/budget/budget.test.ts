@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { computeBudget, FALLBACK_CONTEXT_LENGTH } from './budget.js';
+import { clampOutputTokens } from './clamp-output-tokens.js';
+import { learnWindow } from './learned-windows.js';
+
+describe('computeBudget', () => {
+  it('reserves the request max_tokens, else the output cap, else max(1000, 2% of the window)', () => {
+    expect(computeBudget({ contextLength: 100_000, maxTokens: 4_000, outputCap: 16_000 })).toEqual({
+      window: 100_000,
+      reserve: 4_000,
+      safety: 3_000,
+      budget: 93_000,
+    });
+    expect(computeBudget({ contextLength: 100_000, outputCap: 16_000 }).reserve).toBe(16_000);
+    expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(2_000);
+    expect(computeBudget({ contextLength: 20_000 }).reserve).toBe(1_000);
+    expect(computeBudget({ contextLength: 2_000 }).reserve).toBe(500);
+  });
+
+  it('falls back to a conservative 8,192-token window', () => {
+    expect(computeBudget({}).window).toBe(FALLBACK_CONTEXT_LENGTH);
+    expect(FALLBACK_CONTEXT_LENGTH).toBe(8_192);
+  });
+});
+
+describe('clampOutputTokens', () => {
+  it('fills in min(cap, window - prompt - 512)', () => {
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 30_000, outputCap: 8_192 })).toBe(2_256);
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 1_000, outputCap: 8_192 })).toBe(8_192);
+  });
+
+  it('never goes below min(1024, cap)', () => {
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700 })).toBe(1_024);
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700, outputCap: 300 })).toBe(300);
+  });
+
+  it('leaves an explicit max_tokens alone unless asked, and never raises it', () => {
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 9_000, requested: 5_000 })).toBe(5_000);
+    expect(
+      clampOutputTokens({ window: 10_000, promptEstimate: 5_000, requested: 8_000, mode: 'always' }),
+    ).toBe(4_488);
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, requested: 100, mode: 'always' })).toBe(
+      100,
+    );
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, mode: 'never' })).toBeUndefined();
+  });
+});
+
+describe('learnWindow', () => {
+  it('keeps plausible windows per model and ignores implausible figures', () => {
+    let learned = learnWindow({}, 'm', 21_000);
+    learned = learnWindow(learned, 'm', 512);
+    learned = learnWindow(learned, 'm', 2 ** 31);
+    expect(learned).toEqual({ m: 21_000 });
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * @module
+ * Model limits, the prompt budget, the output clamp and windows learned from overflow errors.
+ */
+export {
+  type Budget,
+  type BudgetOptions,
+  computeBudget,
+  DEFAULT_RESERVE_RATIO,
+  DEFAULT_SAFETY_RATIO,
+  FALLBACK_CONTEXT_LENGTH,
+  MIN_DEFAULT_RESERVE,
+  type ModelLimits,
+} from './budget.js';
+export {
+  CLAMP_MARGIN,
+  type ClampMode,
+  type ClampOptions,
+  clampOutputTokens,
+  MIN_CLAMPED_OUTPUT,
+} from './clamp-output-tokens.js';
+export {
+  isPlausibleWindow,
+  type LearnedWindows,
+  learnWindow,
+  MAX_LEARNED_WINDOW,
+  MIN_LEARNED_WINDOW,
+} from './learned-windows.js';

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { ContextTruncatedError, type HeadroomError } from '../errors/index.js';
+import type { ChatRequest, Message } from '../transcript/index.js';
+import { ContextWindowManager } from './context-window-manager.js';
+import type { ManagerEvent } from './events.js';
+
+function request(messages: Message[], extra: Partial<ChatRequest> = {}): ChatRequest {
+  return { format: 'openai', model: 'gpt-4o', messages, tools: [], extra: {}, ...extra };
+}
+
+const head: Message[] = [
+  { role: 'system', content: 'You are a coding agent.' },
+  { role: 'user', content: 'Fix the failing test.' },
+];
+
+function turn(index: number, size: number): Message[] {
+  const id = `call_${index}`;
+  return [
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id, name: 'read_file', arguments: `{"path":"src/file${index}.ts"}` }],
+    },
+    { role: 'tool', toolCallId: id, content: `export const value${index} = 1;\n`.repeat(size) },
+  ];
+}
+
+describe('ContextWindowManager', () => {
+  it('drops the oldest whole turns and reports a prune event', () => {
+    const events: ManagerEvent[] = [];
+    const manager = new ContextWindowManager({
+      contextLength: 4_000,
+      onEvent: (event) => events.push(event),
+    });
+    const messages = [...head, ...turn(1, 100), ...turn(2, 100), ...turn(3, 10)];
+    const result = manager.fit(request(messages));
+    expect(result.pruned).toBe(true);
+    expect(result.droppedTurns).toBeGreaterThanOrEqual(1);
+    expect(result.request.messages.slice(0, 2)).toEqual(head);
+    expect(result.request.messages.at(-1)).toBe(messages.at(-1));
+    expect(result.estimate).toBeLessThanOrEqual(result.budget);
+    expect(events.map((event) => event.type)).toEqual(['prune', 'fit']);
+  });
+
+  it('leaves a transcript that fits untouched and fills in max_tokens from the room left', () => {
+    const manager = new ContextWindowManager({ contextLength: 32_000, outputCap: 8_000 });
+    const input = request([...head, ...turn(1, 5)]);
+    const result = manager.fit(input);
+    expect(result.pruned).toBe(false);
+    expect(result.request.messages).toBe(input.messages);
+    expect(result.request.maxTokens).toBe(8_000);
+  });
+
+  it('keeps a caller’s max_tokens unless clamping is asked for, and then only lowers it', () => {
+    const big = request([...head, ...turn(1, 300)], { maxTokens: 30_000 });
+    expect(() => new ContextWindowManager({ contextLength: 32_000 }).fit(big)).toThrow(ContextTruncatedError);
+    const small = request([...head, ...turn(1, 20)], { maxTokens: 2_000 });
+    expect(
+      new ContextWindowManager({ contextLength: 32_000, clamp: 'always' }).fit(small).request.maxTokens,
+    ).toBe(2_000);
+    const result = new ContextWindowManager({ contextLength: 32_000, clamp: 'always', reserve: 4_000 }).fit(
+      request([...head, ...turn(1, 300)], { maxTokens: 31_000 }),
+    );
+    expect(result.request.maxTokens).toBeLessThan(31_000);
+    expect(result.request.maxTokens).toBe(32_000 - result.estimate - 512);
+  });
+
+  it('throws ContextTruncatedError with the figures when head and newest turn cannot fit', () => {
+    const manager = new ContextWindowManager({ contextLength: 2_000 });
+    try {
+      manager.fit(request([...head, ...turn(1, 2), ...turn(2, 400)]));
+      expect.unreachable();
+    } catch (error) {
+      expect(ContextTruncatedError.isInstance(error)).toBe(true);
+      const details = (error as ContextTruncatedError).details;
+      expect(details.window).toBe(2_000);
+      expect(details.estimate).toBeGreaterThan(details.budget);
+      expect((error as HeadroomError).retryable).toBe(false);
+      expect((error as Error).message).toMatch(/newest turn/);
+    }
+  });
+
+  it('after one usage report, estimates the same request at no less than the reported count', () => {
+    const manager = new ContextWindowManager({ contextLength: 100_000 });
+    const input = request([...head, ...turn(1, 50)]);
+    const first = manager.fit(input);
+    const reported = first.breakdown.total * 2;
+    manager.observe({ promptTokens: reported });
+    const fresh = request(input.messages.map((message) => ({ ...message })));
+    expect(manager.fit(fresh).estimate).toBeGreaterThanOrEqual(reported);
+    expect(manager.state.calibration.factor).toBeCloseTo(2, 5);
+  });
+
+  it('never lowers the calibration factor', () => {
+    const manager = new ContextWindowManager({ contextLength: 100_000 });
+    const input = request([...head, ...turn(1, 50)]);
+    const { breakdown } = manager.fit(input);
+    manager.observe({ promptTokens: Math.ceil(breakdown.total * 1.3) });
+    manager.fit(input);
+    manager.observe({ promptTokens: Math.ceil(breakdown.total * 0.5) });
+    expect(manager.state.calibration.factor).toBeGreaterThanOrEqual(1.3);
+  });
+
+  it('anchors the next estimate on the reported count plus the appended messages', () => {
+    const manager = new ContextWindowManager({ contextLength: 100_000 });
+    const messages = [...head, ...turn(1, 50)];
+    manager.fit(request(messages));
+    manager.observe({ promptTokens: 700 });
+    const appended = turn(2, 1);
+    const next = manager.fit(request([...messages, ...appended]));
+    expect(next.anchored).toBe(true);
+    const alone = new ContextWindowManager({ contextLength: 100_000 }).fit(request([...head, ...appended]));
+    expect(next.estimate).toBeLessThan(700 + alone.breakdown.total);
+    expect(next.estimate).toBeGreaterThan(700);
+  });
+
+  it('resets calibration when a new run starts with a different head', () => {
+    const manager = new ContextWindowManager({ contextLength: 100_000 });
+    const { breakdown } = manager.fit(request([...head, ...turn(1, 10)]));
+    manager.observe({ promptTokens: breakdown.total * 3 });
+    expect(manager.state.calibration.factor).toBeGreaterThan(2);
+    manager.fit(request([{ role: 'user', content: 'A different task.' }]));
+    expect(manager.state.calibration.factor).toBe(1);
+  });
+
+  it('uses a window learned from an overflow error for that model', () => {
+    const manager = new ContextWindowManager({ contextLength: 9_600 });
+    manager.learnWindow('gpt-4o', 21_000);
+    expect(manager.fit(request(head)).window).toBe(21_000);
+    manager.learnWindow('gpt-4o', 12);
+    expect(manager.windowFor('gpt-4o')).toBe(21_000);
+  });
+
+  it('rejects broken pairing before fitting and invalid options at construction', () => {
+    const manager = new ContextWindowManager({ contextLength: 8_000 });
+    expect(() => manager.fit(request([...head, { role: 'tool', toolCallId: 'x', content: 'r' }]))).toThrow(
+      /answers no earlier tool call/,
+    );
+    expect(() => new ContextWindowManager({ contextLength: -5 })).toThrow(
+      /contextLength must be a positive integer/,
+    );
+    expect(() => new ContextWindowManager({ safetyRatio: 2 })).toThrow(/safetyRatio/);
+  });
+});

@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { requestArbitrary } from '../../../test/support/transcript-arbitrary.js';
+import { ContextTruncatedError } from '../errors/index.js';
+import { splitTurns, validatePairing } from '../transcript/index.js';
+import { ContextWindowManager, type FitResult } from './context-window-manager.js';
+
+function fitOrNull(
+  request: Parameters<ContextWindowManager['fit']>[0],
+  contextLength: number,
+): FitResult | null {
+  try {
+    return new ContextWindowManager({ contextLength }).fit(request);
+  } catch (error) {
+    if (ContextTruncatedError.isInstance(error)) return null;
+    throw error;
+  }
+}
+
+const windowArbitrary = fc.integer({ min: 2_000, max: 120_000 });
+
+describe('ContextWindowManager.fit on random transcripts', () => {
+  it('keeps pairing valid, the exact head, the exact newest turn, and the estimate within budget', () => {
+    fc.assert(
+      fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
+        const result = fitOrNull(request, contextLength);
+        if (result === null) return;
+        const fitted = result.request.messages;
+        expect(validatePairing(fitted).ok).toBe(true);
+        const { head, turns } = splitTurns(request.messages);
+        for (let index = 0; index < head.end; index++) expect(fitted[index]).toBe(request.messages[index]);
+        const newest = turns.at(-1);
+        if (newest) {
+          const newestMessages = request.messages.slice(newest.start);
+          expect(fitted.slice(fitted.length - newestMessages.length)).toEqual(newestMessages);
+        }
+        expect(result.estimate).toBeLessThanOrEqual(result.budget);
+        expect(fitted.length).toBe(
+          request.messages.length - (result.pruned ? countDropped(request.messages, result.droppedTurns) : 0),
+        );
+      }),
+      { numRuns: 1_500 },
+    );
+  });
+
+  it('never keeps more turns under a smaller window', () => {
+    fc.assert(
+      fc.property(requestArbitrary, windowArbitrary, windowArbitrary, (request, a, b) => {
+        const [small, large] = a < b ? [a, b] : [b, a];
+        const smallResult = fitOrNull(request, small);
+        const largeResult = fitOrNull(request, large);
+        if (smallResult === null) return;
+        expect(largeResult).not.toBeNull();
+        expect(smallResult.request.messages.length).toBeLessThanOrEqual(
+          (largeResult as FitResult).request.messages.length,
+        );
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('is deterministic: the same input gives the same output', () => {
+    fc.assert(
+      fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
+        const copy = structuredClone(request);
+        const first = fitOrNull(request, contextLength);
+        const second = fitOrNull(copy, contextLength);
+        expect(JSON.stringify(second)).toBe(JSON.stringify(first));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('throws ContextTruncatedError only when head and newest turn alone exceed the budget', () => {
+    fc.assert(
+      fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
+        try {
+          new ContextWindowManager({ contextLength }).fit(request);
+        } catch (error) {
+          expect(ContextTruncatedError.isInstance(error)).toBe(true);
+          const details = (error as ContextTruncatedError).details;
+          expect(details.estimate).toBeGreaterThan(details.budget);
+          const { head, turns } = splitTurns(request.messages);
+          const newest = turns.at(-1);
+          const minimal = {
+            ...request,
+            messages: [
+              ...request.messages.slice(0, head.end),
+              ...(newest ? request.messages.slice(newest.start) : []),
+            ],
+          };
+          expect(() => new ContextWindowManager({ contextLength }).fit(minimal)).toThrow(
+            ContextTruncatedError,
+          );
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+function countDropped(messages: Parameters<typeof splitTurns>[0], droppedTurns: number): number {
+  const { turns } = splitTurns(messages);
+  return turns.slice(0, droppedTurns).reduce((sum, range) => sum + range.end - range.start, 0);
+}

@@ -1,0 +1,33 @@
+/**
+ * @module
+ * Token estimation: the character-class estimator, per-message caching, chat-template overheads and
+ * calibration from provider-reported usage.
+ */
+export {
+  applyCalibration,
+  type Calibration,
+  createCalibration,
+  DEFAULT_CALIBRATION_SEED,
+  MAX_CALIBRATION_FACTOR,
+  observeCalibration,
+} from './calibration.js';
+export { BYTE_LENGTH_CAP, countFeatures, FEATURE_COUNT, FEATURES } from './char-classes.js';
+export { type EstimateOptions, estimateTokens } from './estimate-tokens.js';
+export { createEstimator } from './estimator.js';
+export { EstimateCache } from './message-cache.js';
+export {
+  addBreakdown,
+  emptyBreakdown,
+  estimateMessage,
+  estimateTools,
+  type TokenBreakdown,
+} from './message-estimate.js';
+export {
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD,
+  REQUEST_OVERHEAD,
+  TOOL_CALL_OVERHEAD,
+  TOOL_DEFINITION_OVERHEAD,
+} from './overheads.js';
+export type { TokenCounter } from './token-counter.js';
+export { type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';

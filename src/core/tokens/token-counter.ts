@@ -1,0 +1,10 @@
+/**
+ * Counts the tokens of one text segment. Headroom's own estimator implements it without a tokenizer;
+ * an exact counter (one built on gpt-tokenizer ships as `headroom/gpt-tokenizer`) can replace it.
+ */
+export interface TokenCounter {
+  /** A stable name, used to keep estimates of different counters apart in caches. */
+  readonly name: string;
+  /** Tokens of `text` when tokenized on its own. */
+  count(text: string): number;
+}

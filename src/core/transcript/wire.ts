@@ -1,0 +1,107 @@
+import { HeadroomError } from '../errors/index.js';
+import type { ContentPart, Extra, Message } from './types.js';
+
+/**
+ * Wire objects each normalized message or tool was read from. A message object found here is exactly
+ * what the converter produced, so writing it back in the same format can emit the original bytes.
+ * Keyed by identity: a copy made with spread is a new object and is written from its fields.
+ */
+const ORIGINALS = new WeakMap<object, { format: string; value: unknown }>();
+
+export function rememberOriginal(normalized: object, format: string, value: unknown): void {
+  ORIGINALS.set(normalized, { format, value });
+}
+
+export function originalOf(normalized: object, format: string): unknown {
+  const entry = ORIGINALS.get(normalized);
+  return entry && entry.format === format ? entry.value : undefined;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The fields of `value` other than `known`, or undefined when there are none. */
+export function extraFields(value: Record<string, unknown>, known: readonly string[]): Extra | undefined {
+  let extra: Extra | undefined;
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    extra ??= {};
+    extra[key] = value[key];
+  }
+  return extra;
+}
+
+export function invalid(message: string, data: Record<string, unknown> = {}): HeadroomError {
+  return new HeadroomError('invalid_transcript', message, { data });
+}
+
+/** Reads a request body that may be JSON text or an already parsed value. */
+export function readBody(body: unknown, what: string): Record<string, unknown> {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch (error) {
+      throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
+    }
+  }
+  if (!isRecord(value)) throw invalid(`${what} must be a JSON object with a "messages" array`);
+  if (!Array.isArray(value.messages))
+    throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
+  return value;
+}
+
+/** A JSON text for tool-call arguments given as an object (Anthropic `input`). */
+export function argumentsText(input: unknown): string {
+  return input === undefined ? '{}' : JSON.stringify(input);
+}
+
+/** Parses tool-call arguments for a wire format that needs an object; keeps invalid JSON as a string. */
+export function argumentsValue(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Request fields both wire formats share, the only ones carried across a format change. */
+const PORTABLE_FIELDS = ['temperature', 'top_p', 'stream', 'metadata'];
+
+export function portableFields(extra: Extra): Extra {
+  const out: Extra = {};
+  for (const key of PORTABLE_FIELDS) if (extra[key] !== undefined) out[key] = extra[key];
+  return out;
+}
+
+/**
+ * A copy of a message without the fields that only mean something in the format it was read from:
+ * unknown fields and wire hints are format-specific and would be invalid in the other one.
+ */
+export function withoutExtras(message: Message): Message {
+  const stripPart = (part: ContentPart): ContentPart =>
+    part.type === 'text' || part.type === 'reasoning' ? { type: part.type, text: part.text } : part;
+  const content = typeof message.content === 'string' ? message.content : message.content.map(stripPart);
+  switch (message.role) {
+    case 'assistant':
+      return message.toolCalls
+        ? {
+            role: 'assistant',
+            content,
+            toolCalls: message.toolCalls.map(({ id, name, arguments: args }) => ({
+              id,
+              name,
+              arguments: args,
+            })),
+          }
+        : { role: 'assistant', content };
+    case 'tool':
+      return message.isError
+        ? { role: 'tool', toolCallId: message.toolCallId, content, isError: true }
+        : { role: 'tool', toolCallId: message.toolCallId, content };
+    default:
+      return { role: message.role, content };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Estimator accuracy against real tokenizers, per content class: the share of samples under-counted
+ * and the median and p95 of estimate / real. Used by the accuracy test and `npm run accuracy`.
+ */
+import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import type { TokenCounter } from '../../src/core/index.js';
+import type { CorpusSample } from './mixed-corpus.js';
+
+export const REFERENCE_TOKENIZERS = {
+  o200k: (text: string) => countO200k(text),
+  cl100k: (text: string) => countCl100k(text),
+} as const;
+
+export type ReferenceName = keyof typeof REFERENCE_TOKENIZERS;
+
+export interface ClassAccuracy {
+  contentClass: string;
+  samples: number;
+  underCounted: number;
+  worst: number;
+  median: number;
+  p95: number;
+  aggregate: number;
+}
+
+export interface SampleResult {
+  sample: CorpusSample;
+  estimate: number;
+  real: number;
+}
+
+export function measureSamples(
+  samples: readonly CorpusSample[],
+  counter: TokenCounter,
+  reference: ReferenceName,
+): SampleResult[] {
+  const count = REFERENCE_TOKENIZERS[reference];
+  return samples.map((sample) => ({
+    sample,
+    estimate: counter.count(sample.text),
+    real: count(sample.text),
+  }));
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+export function summarizeByClass(results: readonly SampleResult[]): ClassAccuracy[] {
+  const groups = new Map<string, SampleResult[]>();
+  for (const result of results) {
+    const list = groups.get(result.sample.contentClass) ?? [];
+    list.push(result);
+    groups.set(result.sample.contentClass, list);
+  }
+  const rows: ClassAccuracy[] = [];
+  const entries: Array<[string, readonly SampleResult[]]> = [...groups, ['ALL', results]];
+  for (const [contentClass, list] of entries) {
+    const ratios = list.map((result) => result.estimate / Math.max(1, result.real)).sort((a, b) => a - b);
+    rows.push({
+      contentClass,
+      samples: list.length,
+      underCounted: list.filter((result) => result.estimate < result.real).length,
+      worst: ratios[0] ?? 1,
+      median: quantile(ratios, 0.5),
+      p95: quantile(ratios, 0.95),
+      aggregate:
+        list.reduce((sum, result) => sum + result.estimate, 0) /
+        Math.max(
+          1,
+          list.reduce((sum, result) => sum + result.real, 0),
+        ),
+    });
+  }
+  return rows;
+}
+
+export function formatAccuracyTable(title: string, rows: readonly ClassAccuracy[]): string {
+  const lines = [
+    `${title}`,
+    '| class | samples | under-counted | lowest | median | p95 | aggregate |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.contentClass} | ${row.samples} | ${row.underCounted} | ${row.worst.toFixed(2)} | ${row.median.toFixed(2)} | ${row.p95.toFixed(2)} | ${row.aggregate.toFixed(2)} |`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const example = fileURLToPath(new URL('../../examples/long-session.json', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+function headroom(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(tsx, ['src/cli/bin.ts', ...args], { cwd: root, input, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('headroom estimate', () => {
+  it('prints tokens, messages, turns, head size and the breakdown by class', () => {
+    const { status, stdout } = headroom(['estimate', example]);
+    expect(status).toBe(0);
+    const output = JSON.parse(stdout);
+    expect(Object.keys(output)).toEqual(['tokens', 'messages', 'turns', 'head_messages', 'by_class']);
+    expect(output).toMatchObject({ messages: 83, turns: 40, head_messages: 2 });
+    expect(output.by_class.prose + output.by_class.dense + output.by_class.overhead).toBe(output.tokens);
+  });
+
+  it('reads standard input and detects an Anthropic request', () => {
+    const body = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      system: 'be brief',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const output = JSON.parse(headroom(['estimate', '-'], body).stdout);
+    expect(output).toMatchObject({ messages: 2, turns: 0, head_messages: 2 });
+  });
+});
+
+describe('headroom fit', () => {
+  it('prunes the example into a 16k window and returns a request in the same format', () => {
+    const { status, stdout } = headroom(['fit', example, '--context-length', '16384']);
+    expect(status).toBe(0);
+    const output = JSON.parse(stdout);
+    expect(output.pruned).toBe(true);
+    expect(output.dropped_turns).toBeGreaterThan(0);
+    expect(output.estimate).toBeLessThanOrEqual(output.budget);
+    const input = JSON.parse(readFileSync(example, 'utf8'));
+    expect(output.request.messages.slice(0, 2)).toEqual(input.messages.slice(0, 2));
+    expect(output.request.messages.at(-1)).toEqual(input.messages.at(-1));
+    expect(output.request.tools).toEqual(input.tools);
+    expect(typeof output.request.max_tokens).toBe('number');
+  });
+
+  it('exits 3 with context_truncated when nothing fits', () => {
+    const { status, stderr, stdout } = headroom(['fit', example, '--context-length', '1200']);
+    expect(status).toBe(3);
+    expect(stdout).toBe('');
+    const error = JSON.parse(stderr).error;
+    expect(error.code).toBe('context_truncated');
+    expect(error.message).toMatch(/newest turn/);
+    expect(error).toMatchObject({ window: 1200 });
+  });
+
+  it('exits 2 with invalid_transcript for malformed JSON and orphaned tool results', () => {
+    const malformed = headroom(['fit', '-', '--context-length', '8000'], '{"messages": [');
+    expect(malformed.status).toBe(2);
+    expect(JSON.parse(malformed.stderr).error.code).toBe('invalid_transcript');
+    const orphan = JSON.stringify({
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'tool', tool_call_id: 'call_7', content: 'x' },
+      ],
+    });
+    const result = headroom(['fit', '-', '--context-length', '8000'], orphan);
+    expect(result.status).toBe(2);
+    expect(JSON.parse(result.stderr).error.message).toMatch(
+      /call_7 \(message 1\) answers no earlier tool call/,
+    );
+  });
+
+  it('requires --context-length and rejects unknown flags with the usage', () => {
+    expect(headroom(['fit', example]).status).toBe(2);
+    const unknown = headroom(['fit', example, '--context-lenght', '10']);
+    expect(unknown.status).toBe(2);
+    expect(JSON.parse(unknown.stderr).error.message).toMatch(/usage: headroom fit/);
+  });
+
+  it('forces the format with --format', () => {
+    const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
+    const output = JSON.parse(
+      headroom(['fit', '-', '--context-length', '8000', '--format', 'anthropic'], body).stdout,
+    );
+    expect(output.request).toEqual({
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: expect.any(Number),
+    });
+  });
+});
