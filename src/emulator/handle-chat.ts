@@ -1,0 +1,231 @@
+import type { ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import { writeAnthropicReply } from './anthropic-response.js';
+import { countTemplateTokens, templateInputOf } from './count-prompt-tokens.js';
+import { type FaultRule, faultFor } from './faults.js';
+import { fillerProse } from './filler-text.js';
+import { breakArguments, generateReply, measureReply } from './generate-reply.js';
+import { sendReply } from './http.js';
+import { writeOpenAIReply } from './openai-response.js';
+import { anthropicRequestId } from './profiles/anthropic.js';
+import { type BadInputKind, type HttpReply, MODEL_CREATED, type Profile } from './profiles/profile.js';
+import { createRandom } from './random.js';
+import { replyIndex, resolveReply, type Script } from './script.js';
+import type { Tokenizer } from './tokenizer.js';
+import type { EmulatorRequestRecord } from './types.js';
+
+/** What the chat handler needs from the emulator it runs in. */
+export interface ChatContext {
+  profile: Profile;
+  tokenizer: Tokenizer;
+  script: Script;
+  faults: readonly FaultRule[];
+  seed: number;
+}
+
+/** The truncate fault's output limit when neither the request nor the profile sets one. */
+const TRUNCATE_DEFAULT_LIMIT = 4_096;
+const TRUNCATE_MAX_LIMIT = 65_536;
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function toolNames(body: Json): string[] {
+  const names: string[] = [];
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) {
+    if (!isRecord(tool)) continue;
+    const name = isRecord(tool.function) ? tool.function.name : tool.name;
+    if (typeof name === 'string') names.push(name);
+  }
+  return names;
+}
+
+/** Checks common to every profile; returns the rejection, if any. */
+function checkInput(
+  profile: Profile,
+  parsed: { body?: unknown; error?: string },
+  requestNumber: number,
+): { kind: BadInputKind | 'rejected_by_profile'; reply: HttpReply } | undefined {
+  const reject = (kind: BadInputKind, detail: Json = {}) => ({
+    kind,
+    reply: profile.badInput(kind, { body: parsed.body, requestNumber, ...detail }),
+  });
+  if (parsed.error !== undefined) return reject('malformed_json', { error: parsed.error });
+  const body = parsed.body;
+  if (!isRecord(body)) return reject('not_object');
+  if (body.messages === undefined) return reject('missing_messages');
+  if (!Array.isArray(body.messages)) return reject('invalid_messages');
+  if (body.messages.length === 0 && profile.rejectsEmptyMessages) return reject('empty_messages');
+  for (const [index, message] of body.messages.entries()) {
+    const role = isRecord(message) ? message.role : undefined;
+    if (typeof role !== 'string' || (profile.roles && !profile.roles.includes(role)))
+      return reject('unknown_role', { index, role });
+  }
+  const custom = profile.validate?.(body, { body, requestNumber });
+  if (custom) return { kind: 'rejected_by_profile', reply: custom };
+  const max =
+    profile.format === 'anthropic' ? body.max_tokens : (body.max_completion_tokens ?? body.max_tokens);
+  if (max !== undefined && max !== null && (!Number.isInteger(max) || (max as number) < 1))
+    return reject('invalid_max_tokens');
+  return undefined;
+}
+
+/**
+ * Answers one chat request: validation with the profile's bad-input bodies, faults, token counting,
+ * the profile's overflow checks, the scripted reply within the output limit, and the response in the
+ * profile's wire format. Fills in `record` as it goes.
+ */
+export async function handleChat(
+  context: ChatContext,
+  {
+    response,
+    parsed,
+    record,
+    requestNumber,
+  }: {
+    response: ServerResponse;
+    parsed: { body?: unknown; error?: string };
+    record: EmulatorRequestRecord;
+    requestNumber: number;
+  },
+): Promise<void> {
+  const { profile, tokenizer, seed } = context;
+  const send = (reply: HttpReply): void => {
+    record.status = reply.status;
+    sendReply(response, reply);
+  };
+  const rejected = checkInput(profile, parsed, requestNumber);
+  if (rejected) {
+    record.badInput = rejected.kind;
+    send(rejected.reply);
+    return;
+  }
+  const body = parsed.body as Json;
+  const stream = body.stream === true;
+  const maxTokensField =
+    profile.format === 'openai' && body.max_completion_tokens != null
+      ? 'max_completion_tokens'
+      : 'max_tokens';
+  const maxTokens = (body[maxTokensField] ?? undefined) as number | undefined;
+  record.stream = stream;
+  record.maxTokens = maxTokens;
+
+  const fault = faultFor(context.faults, { requestNumber, seed });
+  record.fault = fault?.kind;
+  if (fault?.kind === 'slow-first-byte') await delay(fault.delayMs ?? 1_000, undefined, { ref: false });
+  if (fault?.kind === 'rate-limit' || fault?.kind === 'server-error' || fault?.kind === 'unavailable') {
+    const retryAfter = fault.retryAfter ?? 1;
+    const kind =
+      fault.kind === 'rate-limit'
+        ? 'rate_limit'
+        : fault.kind === 'server-error'
+          ? 'server_error'
+          : 'unavailable';
+    const reply = profile.failure(kind, { retryAfter, status: fault.status, requestNumber });
+    send(
+      kind === 'rate_limit'
+        ? { ...reply, headers: { ...reply.headers, 'retry-after': String(retryAfter) } }
+        : reply,
+    );
+    return;
+  }
+
+  const input = templateInputOf(body, { format: profile.format });
+  const promptTokens = countTemplateTokens(input, tokenizer);
+  record.promptTokens = promptTokens;
+  const admission = profile.admit({
+    body,
+    input,
+    promptTokens,
+    maxTokens,
+    maxTokensField,
+    requestNumber,
+    count: (other) => countTemplateTokens(other, tokenizer),
+  });
+  if (!admission.accepted) {
+    record.overflow = admission.kind;
+    send(admission.reply);
+    return;
+  }
+  record.reportedPromptTokens = admission.reportedPromptTokens;
+  if (admission.note) record.note = admission.note;
+
+  const messages = body.messages as unknown[];
+  const assistantTurns = messages.filter(
+    (message) => isRecord(message) && message.role === 'assistant',
+  ).length;
+  const index = replyIndex(context.script, { assistantTurns, requestNumber });
+  record.replyIndex = index;
+  const resolved = resolveReply(context.script.replies[index] ?? {}, {
+    seed,
+    index,
+    declaredTools: toolNames(body),
+    adaptToTools: context.script.adaptToTools,
+  });
+  const thinking = isRecord(body.thinking) && body.thinking.type === 'enabled';
+  const reasoningShown = profile.format === 'anthropic' ? thinking : profile.reasoningField !== undefined;
+  const reasoningCounted =
+    reasoningShown || (profile.name === 'openai' && body.reasoning_effort !== undefined);
+  if (!reasoningCounted) resolved.reasoning = '';
+  let limit = admission.outputLimit;
+  if (fault?.kind === 'truncate') {
+    limit = Math.min(limit, maxTokens ?? profile.outputCap ?? TRUNCATE_DEFAULT_LIMIT, TRUNCATE_MAX_LIMIT);
+    resolved.text =
+      `${resolved.text} ${fillerProse(createRandom(seed, 'truncate', requestNumber), limit + 16)}`.trim();
+  }
+  const ids = createRandom(seed, 'ids', index);
+  const anthropic = profile.format === 'anthropic';
+  const generated = generateReply({
+    reply: resolved,
+    limit,
+    tokenizer,
+    callId: () => (anthropic ? `toolu_01${ids.chars(22)}` : `call_${ids.chars(24)}`),
+  });
+  if (fault?.kind === 'invalid-tool-json') {
+    if (generated.toolCalls.length === 0)
+      generated.toolCalls.push({
+        id: anthropic ? `toolu_01${ids.chars(22)}` : `call_${ids.chars(24)}`,
+        name: toolNames(body)[0] ?? 'read_file',
+        arguments: '{"path": "src/index.ts"}',
+      });
+    const first = generated.toolCalls[0];
+    if (first) first.arguments = breakArguments(first.arguments);
+    generated.finish = 'tool_calls';
+    generated.completionTokens = measureReply(generated, tokenizer);
+  }
+  record.completionTokens = generated.completionTokens;
+  record.finishReason = generated.finish;
+  record.status = 200;
+  const streamFault =
+    fault?.kind === 'stream-cut' || fault?.kind === 'malformed-sse' ? fault.kind : undefined;
+  if (anthropic) {
+    writeAnthropicReply({
+      response,
+      profile,
+      id: `msg_01${ids.chars(22)}`,
+      requestId: anthropicRequestId(seed, requestNumber),
+      reply: generated,
+      promptTokens: admission.reportedPromptTokens,
+      stream,
+      signature: ids.chars(88),
+      fault: streamFault,
+    });
+    return;
+  }
+  const options = isRecord(body.stream_options) ? body.stream_options : {};
+  writeOpenAIReply({
+    response,
+    profile,
+    id: `chatcmpl-${createRandom(seed, 'completion-id', requestNumber).chars(24)}`,
+    created: MODEL_CREATED + requestNumber,
+    reply: generated,
+    promptTokens: admission.reportedPromptTokens,
+    stream,
+    includeUsage: options.include_usage === true,
+    showReasoning: reasoningShown,
+    fault: streamFault,
+  });
+}

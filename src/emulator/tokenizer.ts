@@ -1,0 +1,124 @@
+/**
+ * @module
+ * The exact tokenizers the emulators count with (gpt-tokenizer's o200k and cl100k), wrapped so that
+ * no input can stall a request: text is cut into pieces of at most 2 KB of UTF-8 at whitespace before
+ * it is encoded (a BPE tokenizer is quadratic on one long unbroken run; cutting this way changes the
+ * total by about 0.06%, see ESTIMATION.md), and counts of long pieces are cached, since an agent loop
+ * sends the same messages again with every request.
+ */
+import { createRequire } from 'node:module';
+
+/** The tokenizers the emulators can count with. */
+export type TokenizerName = 'o200k' | 'cl100k';
+
+/** An exact tokenizer with chunked, cached counting. */
+export interface Tokenizer {
+  readonly name: TokenizerName;
+  /** Tokens of `text`, special-token look-alikes encoded as plain text. */
+  encode(text: string): number[];
+  decode(tokens: readonly number[]): string;
+  /** Token count of `text`, chunked at whitespace into pieces of at most 2 KB. */
+  count(text: string): number;
+}
+
+/** The largest piece, in UTF-8 bytes, handed to the BPE encoder at once. */
+export const TOKENIZER_CHUNK_BYTES = 2_048;
+
+const CACHE_MIN_LENGTH = 64;
+const CACHE_MAX_ENTRIES = 8_192;
+/** Characters of text kept as cache keys at most (about 64 MB of strings). */
+const CACHE_MAX_CHARS = 32 * 1024 * 1024;
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+
+interface EncodingModule {
+  encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
+  decode(tokens: Iterable<number>): string;
+}
+
+const require = createRequire(import.meta.url);
+const MODULES: Record<TokenizerName, string> = {
+  o200k: 'gpt-tokenizer/cjs/encoding/o200k_base',
+  cl100k: 'gpt-tokenizer/cjs/encoding/cl100k_base',
+};
+const TOKENIZERS = new Map<TokenizerName, Tokenizer>();
+
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13);
+}
+
+/**
+ * Cuts `text` into pieces of at most `maxBytes` UTF-8 bytes, preferably just before a whitespace
+ * run (where the tokenizer's own pre-split would cut), never inside a surrogate pair.
+ *
+ * @example
+ * splitForTokenizer('a'.repeat(5000)).length; // 3
+ */
+export function splitForTokenizer(text: string, maxBytes = TOKENIZER_CHUNK_BYTES): string[] {
+  if (text.length * 3 <= maxBytes) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = start;
+    let bytes = 0;
+    let boundary = -1;
+    let space = -1;
+    while (end < text.length) {
+      const code = text.charCodeAt(end);
+      const pair = code >= 0xd800 && code <= 0xdbff && end + 1 < text.length;
+      const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+      if (bytes + size > maxBytes) break;
+      if (isSpace(code) && end > start) {
+        space = end;
+        if (!isSpace(text.charCodeAt(end - 1))) boundary = end;
+      }
+      bytes += size;
+      end += pair ? 2 : 1;
+    }
+    if (end >= text.length) {
+      pieces.push(text.slice(start));
+      break;
+    }
+    const cut = boundary > start ? boundary : space > start ? space : Math.max(end, start + 1);
+    pieces.push(text.slice(start, cut));
+    start = cut;
+  }
+  return pieces;
+}
+
+/**
+ * The tokenizer called `name`, loaded on first use and shared.
+ *
+ * @example
+ * getTokenizer('o200k').count('Hello, world'); // 4
+ */
+export function getTokenizer(name: TokenizerName = 'o200k'): Tokenizer {
+  const existing = TOKENIZERS.get(name);
+  if (existing) return existing;
+  const encoding = require(MODULES[name]) as EncodingModule;
+  const cache = new Map<string, number>();
+  let cachedChars = 0;
+  const countPiece = (piece: string): number => encoding.encode(piece, NO_SPECIAL).length;
+  const tokenizer: Tokenizer = {
+    name,
+    encode: (text) => splitForTokenizer(text).flatMap((piece) => encoding.encode(piece, NO_SPECIAL)),
+    decode: (tokens) => encoding.decode(tokens),
+    count(text) {
+      if (text.length < CACHE_MIN_LENGTH) return text === '' ? 0 : countPiece(text);
+      const cached = cache.get(text);
+      if (cached !== undefined) return cached;
+      let total = 0;
+      for (const piece of splitForTokenizer(text)) total += countPiece(piece);
+      if (text.length > CACHE_MAX_CHARS / 4) return total;
+      for (const key of cache.keys()) {
+        if (cache.size < CACHE_MAX_ENTRIES && cachedChars + text.length <= CACHE_MAX_CHARS) break;
+        cache.delete(key);
+        cachedChars -= key.length;
+      }
+      cache.set(text, total);
+      cachedChars += text.length;
+      return total;
+    },
+  };
+  TOKENIZERS.set(name, tokenizer);
+  return tokenizer;
+}
