@@ -6,6 +6,7 @@ import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
 const COMMANDS: Record<string, () => Promise<Command>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
   fit: async () => (await import('./commands/fit.js')).fitCommand,
+  emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
 };
 
 const USAGE = `headroom — keep LLM agent loops inside the context window
