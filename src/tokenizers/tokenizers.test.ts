@@ -30,7 +30,12 @@ describe('createGptTokenizerCounter', () => {
 
   it('plugs into the manager as its counter', () => {
     const manager = new ContextWindowManager({ contextLength: 8_000, counter: createGptTokenizerCounter() });
-    const result = manager.fit({ format: 'openai', messages: [{ role: 'user', content: 'hello' }], tools: [], extra: {} });
+    const result = manager.fit({
+      format: 'openai',
+      messages: [{ role: 'user', content: 'hello' }],
+      tools: [],
+      extra: {},
+    });
     expect(result.breakdown.prose).toBe(countTokens('hello'));
   });
 });

@@ -32,7 +32,7 @@ describe('ContextWindowManager', () => {
       contextLength: 4_000,
       onEvent: (event) => events.push(event),
     });
-    const messages = [...head, ...turn(1, 100), ...turn(2, 100), ...turn(3, 10)];
+    const messages = [...head, ...turn(1, 200), ...turn(2, 200), ...turn(3, 10)];
     const result = manager.fit(request(messages));
     expect(result.pruned).toBe(true);
     expect(result.droppedTurns).toBeGreaterThanOrEqual(1);

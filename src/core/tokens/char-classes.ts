@@ -1,8 +1,8 @@
 /**
  * @module
  * The character-class scan behind the estimator. One pass over UTF-16 code units counts the features
- * that decide how many tokens a byte-level BPE tokenizer makes of a text: letters and where words and
- * camel-case humps start, digit groups (o200k and cl100k split digits in threes), whitespace,
+ * that decide how many tokens a byte-level BPE tokenizer makes of a text: letter runs by length and how
+ * they are broken (camel case, consonant streaks), digit groups (o200k and cl100k split digits in threes), whitespace,
  * punctuation, and code points by script range. A linear model over these counts, fitted per tokenizer
  * family by `scripts/fit-estimator.ts`, gives the estimate.
  */
@@ -11,12 +11,21 @@
 export const FEATURES = [
   'segment',
   'ascii_letter',
-  'word_start',
+  'letter_run_1',
+  'letter_run_2',
+  'letter_run_3',
+  'letter_run_4_6',
+  'letter_run_7_10',
+  'letter_run_tail',
   'camel_break',
+  'upper_after_upper',
+  'consonant_streak',
   'digit',
   'digit_group',
   'space',
+  'space_after_space',
   'newline',
+  'newline_after_whitespace',
   'other_ascii_whitespace_control',
   'ascii_punct',
   'punct_run_start',
@@ -33,145 +42,151 @@ export const FEATURES = [
 
 export const FEATURE_COUNT = FEATURES.length;
 
-enum F {
-  Segment = 0,
-  Letter = 1,
-  WordStart = 2,
-  CamelBreak = 3,
-  Digit = 4,
-  DigitGroup = 5,
-  Space = 6,
-  Newline = 7,
-  Control = 8,
-  Punct = 9,
-  PunctRun = 10,
-  Latin = 11,
-  TwoByte = 12,
-  ThreeByte = 13,
-  GeneralPunct = 14,
-  CjkPunct = 15,
-  Ideograph = 16,
-  Hangul = 17,
-  Astral = 18,
-  OtherBmp = 19,
-}
+// Indices into the counts vector, in the order of FEATURES.
+const SEGMENT = 0;
+const LETTER = 1;
+const RUN_1 = 2;
+const RUN_2 = 3;
+const RUN_3 = 4;
+const RUN_4_6 = 5;
+const RUN_7_10 = 6;
+const RUN_TAIL = 7;
+const CAMEL = 8;
+const UPPER_RUN = 9;
+const CONSONANT_STREAK = 10;
+const DIGIT = 11;
+const DIGIT_GROUP = 12;
+const SPACE = 13;
+const SPACE_RUN = 14;
+const NEWLINE = 15;
+const NEWLINE_RUN = 16;
+const CONTROL = 17;
+const PUNCT = 18;
+const PUNCT_RUN = 19;
+const LATIN = 20;
+const TWO_BYTE = 21;
+const THREE_BYTE = 22;
+const GENERAL_PUNCT = 23;
+const CJK_PUNCT = 24;
+const IDEOGRAPH = 25;
+const HANGUL = 26;
+const ASTRAL = 27;
+const OTHER_BMP = 28;
 
-/** The previous character's kind, for the run-based features. */
-enum Prev {
-  Other = 0,
-  Lower = 1,
-  Upper = 2,
-  Digit = 3,
-  Punct = 4,
+// The previous character's kind, for the run-based features.
+const OTHER = 0;
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT_KIND = 3;
+const PUNCT_KIND = 4;
+const SPACE_KIND = 5;
+
+/** ASCII vowels (y included): a letter run without them is rare in words and common in random ids. */
+const VOWEL = new Uint8Array(128);
+for (const vowel of 'aeiouyAEIOUY') VOWEL[vowel.charCodeAt(0)] = 1;
+
+function closeRun(counts: Float64Array, length: number): void {
+  if (length === 0) return;
+  if (length === 1) counts[RUN_1]! += 1;
+  else if (length === 2) counts[RUN_2]! += 1;
+  else if (length === 3) counts[RUN_3]! += 1;
+  else if (length <= 6) counts[RUN_4_6]! += 1;
+  else if (length <= 10) counts[RUN_7_10]! += 1;
+  else {
+    counts[RUN_7_10]! += 1;
+    counts[RUN_TAIL]! += length - 10;
+  }
 }
 
 /**
  * Adds the feature counts of `text` into `counts` (length {@link FEATURE_COUNT}). Counts one
  * `segment` per call: each separately tokenized string costs at least its own boundary effects.
+ * Letter runs are maximal runs of ASCII letters, split where a lowercase letter meets an uppercase
+ * one (as o200k's pre-tokenizer splits camelCase), bucketed by length.
  */
 export function countFeatures(text: string, counts: Float64Array): void {
-  counts[F.Segment] = (counts[F.Segment] ?? 0) + 1;
-  let letter = 0;
-  let wordStart = 0;
-  let camel = 0;
-  let digit = 0;
-  let digitGroup = 0;
-  let space = 0;
-  let newline = 0;
-  let control = 0;
-  let punct = 0;
-  let punctRun = 0;
-  let latin = 0;
-  let twoByte = 0;
-  let threeByte = 0;
-  let general = 0;
-  let cjkPunct = 0;
-  let ideograph = 0;
-  let hangul = 0;
-  let astral = 0;
-  let otherBmp = 0;
-  let prev = Prev.Other;
+  counts[SEGMENT]! += 1;
+  let prev = OTHER;
   let digitRun = 0;
+  let run = 0;
+  let consonants = 0;
   const length = text.length;
   for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
-      if (code >= 0x61 && code <= 0x7a) {
-        letter++;
-        if (prev !== Prev.Lower && prev !== Prev.Upper) wordStart++;
-        prev = Prev.Lower;
-      } else if (code >= 0x41 && code <= 0x5a) {
-        letter++;
-        if (prev === Prev.Lower) camel++;
-        else if (prev !== Prev.Upper) wordStart++;
-        prev = Prev.Upper;
-      } else if (code >= 0x30 && code <= 0x39) {
-        digit++;
-        if (prev !== Prev.Digit) digitRun = 0;
-        if (digitRun % 3 === 0) digitGroup++;
+      const lower = code >= 0x61 && code <= 0x7a;
+      if (lower || (code >= 0x41 && code <= 0x5a)) {
+        counts[LETTER]! += 1;
+        if (prev === LOWER && !lower) {
+          counts[CAMEL]! += 1;
+          closeRun(counts, run);
+          run = 0;
+          consonants = 0;
+        } else if (prev === UPPER && !lower) {
+          counts[UPPER_RUN]! += 1;
+        } else if (prev !== LOWER && prev !== UPPER) {
+          run = 0;
+          consonants = 0;
+        }
+        run++;
+        if (VOWEL[code] === 1) consonants = 0;
+        else if (++consonants >= 3) counts[CONSONANT_STREAK]! += 1;
+        prev = lower ? LOWER : UPPER;
+        continue;
+      }
+      if (prev === LOWER || prev === UPPER) closeRun(counts, run);
+      if (code >= 0x30 && code <= 0x39) {
+        counts[DIGIT]! += 1;
+        if (prev !== DIGIT_KIND) digitRun = 0;
+        if (digitRun % 3 === 0) counts[DIGIT_GROUP]! += 1;
         digitRun++;
-        prev = Prev.Digit;
+        prev = DIGIT_KIND;
       } else if (code === 0x20) {
-        space++;
-        prev = Prev.Other;
+        counts[SPACE]! += 1;
+        if (prev === SPACE_KIND) counts[SPACE_RUN]! += 1;
+        prev = SPACE_KIND;
       } else if (code === 0x0a) {
-        newline++;
-        prev = Prev.Other;
+        counts[NEWLINE]! += 1;
+        if (prev === SPACE_KIND) counts[NEWLINE_RUN]! += 1;
+        prev = SPACE_KIND;
       } else if (code < 0x20 || code === 0x7f) {
-        control++;
-        prev = Prev.Other;
+        counts[CONTROL]! += 1;
+        prev = SPACE_KIND;
       } else {
-        punct++;
-        if (prev !== Prev.Punct) punctRun++;
-        prev = Prev.Punct;
+        counts[PUNCT]! += 1;
+        if (prev !== PUNCT_KIND) counts[PUNCT_RUN]! += 1;
+        prev = PUNCT_KIND;
       }
       continue;
     }
-    prev = Prev.Other;
-    if (code < 0x250) latin++;
-    else if (code < 0x800) twoByte++;
-    else if (code < 0x1100) threeByte++;
-    else if (code < 0x1200) hangul++;
-    else if (code < 0x2000) threeByte++;
-    else if (code < 0x2e80) general++;
-    else if (code < 0x3130) cjkPunct++;
-    else if (code < 0x3190) hangul++;
-    else if (code < 0x3400) cjkPunct++;
-    else if (code < 0x4dc0) ideograph++;
-    else if (code < 0x4e00) otherBmp++;
-    else if (code < 0xa000) ideograph++;
-    else if (code < 0xac00) otherBmp++;
-    else if (code < 0xd7b0) hangul++;
-    else if (code < 0xd800) otherBmp++;
+    if (prev === LOWER || prev === UPPER) closeRun(counts, run);
+    prev = OTHER;
+    if (code < 0x250) counts[LATIN]! += 1;
+    else if (code < 0x800) counts[TWO_BYTE]! += 1;
+    else if (code < 0x1100) counts[THREE_BYTE]! += 1;
+    else if (code < 0x1200) counts[HANGUL]! += 1;
+    else if (code < 0x2000) counts[THREE_BYTE]! += 1;
+    else if (code < 0x2e80) counts[GENERAL_PUNCT]! += 1;
+    else if (code < 0x3130) counts[CJK_PUNCT]! += 1;
+    else if (code < 0x3190) counts[HANGUL]! += 1;
+    else if (code < 0x3400) counts[CJK_PUNCT]! += 1;
+    else if (code < 0x4dc0) counts[IDEOGRAPH]! += 1;
+    else if (code < 0x4e00) counts[OTHER_BMP]! += 1;
+    else if (code < 0xa000) counts[IDEOGRAPH]! += 1;
+    else if (code < 0xac00) counts[OTHER_BMP]! += 1;
+    else if (code < 0xd7b0) counts[HANGUL]! += 1;
+    else if (code < 0xd800) counts[OTHER_BMP]! += 1;
     else if (code < 0xdc00) {
       // A high surrogate: with its low surrogate it is one astral code point (4 UTF-8 bytes).
       const low = text.charCodeAt(index + 1);
       if (low >= 0xdc00 && low <= 0xdfff) index++;
-      astral++;
-    } else if (code < 0xe000) astral++;
-    else if (code >= 0xf900 && code < 0xfb00) ideograph++;
-    else if (code >= 0xff00 && code < 0xfff0) cjkPunct++;
-    else otherBmp++;
+      counts[ASTRAL]! += 1;
+    } else if (code < 0xe000) counts[ASTRAL]! += 1;
+    else if (code >= 0xf900 && code < 0xfb00) counts[IDEOGRAPH]! += 1;
+    else if (code >= 0xff00 && code < 0xfff0) counts[CJK_PUNCT]! += 1;
+    else counts[OTHER_BMP]! += 1;
   }
-  counts[F.Letter] = (counts[F.Letter] ?? 0) + letter;
-  counts[F.WordStart] = (counts[F.WordStart] ?? 0) + wordStart;
-  counts[F.CamelBreak] = (counts[F.CamelBreak] ?? 0) + camel;
-  counts[F.Digit] = (counts[F.Digit] ?? 0) + digit;
-  counts[F.DigitGroup] = (counts[F.DigitGroup] ?? 0) + digitGroup;
-  counts[F.Space] = (counts[F.Space] ?? 0) + space;
-  counts[F.Newline] = (counts[F.Newline] ?? 0) + newline;
-  counts[F.Control] = (counts[F.Control] ?? 0) + control;
-  counts[F.Punct] = (counts[F.Punct] ?? 0) + punct;
-  counts[F.PunctRun] = (counts[F.PunctRun] ?? 0) + punctRun;
-  counts[F.Latin] = (counts[F.Latin] ?? 0) + latin;
-  counts[F.TwoByte] = (counts[F.TwoByte] ?? 0) + twoByte;
-  counts[F.ThreeByte] = (counts[F.ThreeByte] ?? 0) + threeByte;
-  counts[F.GeneralPunct] = (counts[F.GeneralPunct] ?? 0) + general;
-  counts[F.CjkPunct] = (counts[F.CjkPunct] ?? 0) + cjkPunct;
-  counts[F.Ideograph] = (counts[F.Ideograph] ?? 0) + ideograph;
-  counts[F.Hangul] = (counts[F.Hangul] ?? 0) + hangul;
-  counts[F.Astral] = (counts[F.Astral] ?? 0) + astral;
-  counts[F.OtherBmp] = (counts[F.OtherBmp] ?? 0) + otherBmp;
+  if (prev === LOWER || prev === UPPER) closeRun(counts, run);
 }
 
 /**

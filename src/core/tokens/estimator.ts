@@ -3,16 +3,11 @@ import type { TokenCounter } from './token-counter.js';
 import type { TokenizerFamily } from './tokenizer-family.js';
 import { FAMILY_WEIGHTS } from './weights.js';
 
-function conservativeWeights(): number[] {
-  const families = Object.values(FAMILY_WEIGHTS) as ReadonlyArray<readonly number[]>;
-  return Array.from({ length: FEATURE_COUNT }, (_, k) =>
-    Math.max(...families.map((weights) => weights[k] ?? 0)),
-  );
-}
-
-const WEIGHTS: Record<TokenizerFamily, readonly number[]> = {
-  ...FAMILY_WEIGHTS,
-  conservative: conservativeWeights(),
+/** Weight vectors per family; `conservative` takes, per text, the largest estimate of them all. */
+const WEIGHTS: Record<TokenizerFamily, ReadonlyArray<readonly number[]>> = {
+  o200k: [FAMILY_WEIGHTS.o200k],
+  cl100k: [FAMILY_WEIGHTS.cl100k],
+  conservative: Object.values(FAMILY_WEIGHTS),
 };
 
 /**
@@ -30,7 +25,7 @@ export function createEstimator({
 }: {
   family?: TokenizerFamily;
 } = {}): TokenCounter {
-  const weights = Float64Array.from(WEIGHTS[family]);
+  const weightSets = WEIGHTS[family].map((weights) => Float64Array.from(weights));
   const counts = new Float64Array(FEATURE_COUNT);
   return {
     name: `headroom-estimator/${family}`,
@@ -38,9 +33,13 @@ export function createEstimator({
       if (text === '') return 0;
       counts.fill(0);
       countFeatures(text, counts);
-      let total = 0;
-      for (let k = 0; k < FEATURE_COUNT; k++) total += (counts[k] as number) * (weights[k] as number);
-      return Math.ceil(total);
+      let best = 0;
+      for (const weights of weightSets) {
+        let total = 0;
+        for (let k = 0; k < FEATURE_COUNT; k++) total += (counts[k] as number) * (weights[k] as number);
+        if (total > best) best = total;
+      }
+      return Math.ceil(best);
     },
   };
 }

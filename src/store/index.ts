@@ -1,0 +1,15 @@
+/**
+ * @module
+ * The session store: SQLite (the embedded default, under the user's data directory) or in memory.
+ */
+export { createMemorySessionStore } from './memory-session-store.js';
+export type {
+  CompactionRecord,
+  CompactionWrite,
+  SessionRecord,
+  SessionStore,
+  StoredMessage,
+  TurnWrite,
+  UsageRecord,
+} from './session-store.js';
+export { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';

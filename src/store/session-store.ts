@@ -1,0 +1,99 @@
+/**
+ * @module
+ * The session store: sessions, their messages, compactions (with the compacted-away messages kept),
+ * usage and per-session state. Messages are immutable records; a session's live transcript is an
+ * ordered list of them, appended by turns and rewritten by compactions. Everything one turn writes
+ * lands in one transaction.
+ */
+import type { Message } from '../core/index.js';
+
+/** One session. */
+export interface SessionRecord {
+  id: string;
+  title?: string;
+  model?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Messages in the live transcript. */
+  messageCount: number;
+  meta?: Record<string, unknown>;
+}
+
+/** What a provider reported for one request. */
+export interface UsageRecord {
+  promptTokens: number;
+  completionTokens?: number;
+  model?: string;
+}
+
+/** A stored message: the message and where it came from. */
+export interface StoredMessage {
+  /** Sequence number, unique in the session, in the order messages were written. */
+  seq: number;
+  /** The turn that wrote it. */
+  turnId: string;
+  message: Message;
+}
+
+/** Everything one turn writes, committed together or not at all. */
+export interface TurnWrite {
+  /** A caller-chosen id; rolling back uses it. */
+  turnId: string;
+  /** Messages appended to the live transcript, in order. */
+  messages: Message[];
+  usage?: UsageRecord[];
+  /** Per-session state to save with the turn (calibration, compression levels…). */
+  state?: Record<string, unknown>;
+}
+
+/** A compaction: the live transcript replaced by a shorter one. */
+export interface CompactionWrite {
+  /** The new live transcript: kept messages (by seq) and new ones (summaries, markers) in order. */
+  transcript: Array<{ seq: number } | { message: Message }>;
+  /** The turn the compaction belongs to (new messages are recorded under it). */
+  turnId: string;
+  /** What produced it: `llm`, `fallback`, `truncate`… */
+  kind: string;
+  info?: Record<string, unknown>;
+}
+
+/** A compaction as stored, with the messages it took out of the live transcript. */
+export interface CompactionRecord {
+  id: number;
+  kind: string;
+  createdAt: string;
+  removed: StoredMessage[];
+  info?: Record<string, unknown>;
+}
+
+/**
+ * Where sessions live. `SqliteSessionStore` is the implementation: on a file (the embedded default)
+ * or in memory (`createMemorySessionStore()`, a private in-memory SQLite database).
+ */
+export interface SessionStore {
+  createSession(options?: {
+    id?: string;
+    title?: string;
+    model?: string;
+    meta?: Record<string, unknown>;
+  }): SessionRecord;
+  getSession(id: string): SessionRecord | undefined;
+  /** Newest first. */
+  listSessions(options?: { limit?: number }): SessionRecord[];
+  deleteSession(id: string): void;
+  /** The live transcript, in order. */
+  liveMessages(sessionId: string): StoredMessage[];
+  /** Writes one turn atomically. */
+  appendTurn(sessionId: string, turn: TurnWrite): StoredMessage[];
+  /** Replaces the live transcript; messages taken out are kept with the compaction record. */
+  applyCompaction(sessionId: string, compaction: CompactionWrite): CompactionRecord;
+  compactions(sessionId: string): CompactionRecord[];
+  /** Takes a failed turn's own messages out of the live transcript; compactions stay. */
+  rollbackTurn(sessionId: string, turnId: string): number;
+  usage(sessionId: string): UsageRecord[];
+  loadState(sessionId: string): Record<string, unknown>;
+  /** Model limits learned from providers, shared by every session. */
+  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }>;
+  saveLearnedLimit(model: string, limit: { contextLength?: number; outputCap?: number }): void;
+  close(): void;
+}

@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message } from '../core/index.js';
+import { createMemorySessionStore } from './memory-session-store.js';
+import { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function tempPath(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'headroom-store-'));
+  directories.push(directory);
+  return join(directory, 'sessions.db');
+}
+
+const user = (content: string): Message => ({ role: 'user', content });
+const assistant = (content: string): Message => ({ role: 'assistant', content });
+
+describe('SqliteSessionStore', () => {
+  it('keeps sessions, turns, usage and state across reopening the file', () => {
+    const path = tempPath();
+    const store = new SqliteSessionStore(path);
+    const session = store.createSession({ title: 'fix tests', model: 'gpt-4o' });
+    store.appendTurn(session.id, {
+      turnId: 't1',
+      messages: [user('go'), assistant('done')],
+      usage: [{ promptTokens: 120, completionTokens: 8, model: 'gpt-4o' }],
+      state: { calibration: { factor: 1.2 } },
+    });
+    store.close();
+    const reopened = new SqliteSessionStore(path);
+    expect(reopened.liveMessages(session.id).map((stored) => stored.message)).toEqual([
+      user('go'),
+      assistant('done'),
+    ]);
+    expect(reopened.usage(session.id)).toEqual([{ promptTokens: 120, completionTokens: 8, model: 'gpt-4o' }]);
+    expect(reopened.loadState(session.id)).toEqual({ calibration: { factor: 1.2 } });
+    expect(reopened.getSession(session.id)).toMatchObject({
+      title: 'fix tests',
+      model: 'gpt-4o',
+      messageCount: 2,
+    });
+    reopened.close();
+  });
+
+  it('replaces the live transcript on compaction and keeps the compacted-away messages', () => {
+    const store = createMemorySessionStore();
+    const { id } = store.createSession();
+    const written = store.appendTurn(id, {
+      turnId: 't1',
+      messages: [user('task'), assistant('a'), assistant('b'), assistant('c')],
+    });
+    const summary: Message = { role: 'user', content: '[summary] a and b happened' };
+    const record = store.applyCompaction(id, {
+      turnId: 't2',
+      kind: 'llm',
+      transcript: [{ seq: written[0]!.seq }, { message: summary }, { seq: written[3]!.seq }],
+    });
+    expect(store.liveMessages(id).map((stored) => stored.message)).toEqual([
+      user('task'),
+      summary,
+      assistant('c'),
+    ]);
+    expect(record.removed.map((stored) => stored.message)).toEqual([assistant('a'), assistant('b')]);
+    expect(store.compactions(id)[0]?.removed.map((stored) => stored.message)).toEqual([
+      assistant('a'),
+      assistant('b'),
+    ]);
+  });
+
+  it('rolls back only the failed turn’s own messages, keeping a compaction made during it', () => {
+    const store = createMemorySessionStore();
+    const { id } = store.createSession();
+    const first = store.appendTurn(id, { turnId: 't1', messages: [user('task'), assistant('old work')] });
+    store.appendTurn(id, { turnId: 't2', messages: [user('next step')] });
+    store.applyCompaction(id, {
+      turnId: 't2',
+      kind: 'llm',
+      transcript: [{ seq: first[0]!.seq }, { message: user('[summary] old work') }, { seq: 3 }],
+    });
+    expect(store.rollbackTurn(id, 't2')).toBe(2);
+    expect(store.liveMessages(id).map((stored) => stored.message)).toEqual([user('task')]);
+    expect(store.compactions(id)).toHaveLength(1);
+  });
+
+  it('rejects a compaction that keeps a message not in the live transcript, changing nothing', () => {
+    const store = createMemorySessionStore();
+    const { id } = store.createSession();
+    store.appendTurn(id, { turnId: 't1', messages: [user('task')] });
+    expect(() => store.applyCompaction(id, { turnId: 't2', kind: 'llm', transcript: [{ seq: 99 }] })).toThrow(
+      /not in the live transcript/,
+    );
+    expect(store.liveMessages(id)).toHaveLength(1);
+    expect(store.compactions(id)).toEqual([]);
+  });
+
+  it('names the session and the fix when it is missing', () => {
+    const store = createMemorySessionStore();
+    expect(() => store.appendTurn('nope', { turnId: 't', messages: [] })).toThrow(/no session nope/);
+  });
+
+  it('lists sessions newest first and persists learned limits', () => {
+    let clock = 0;
+    const store = createMemorySessionStore({
+      now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)).toISOString(),
+    });
+    const a = store.createSession({ title: 'a' });
+    const b = store.createSession({ title: 'b' });
+    store.appendTurn(a.id, { turnId: 't', messages: [user('x')] });
+    expect(store.listSessions().map((session) => session.title)).toEqual(['a', 'b']);
+    expect(b.messageCount).toBe(0);
+    store.saveLearnedLimit('qwen', { contextLength: 21_000 });
+    store.saveLearnedLimit('qwen', { outputCap: 4_096 });
+    expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 21_000, outputCap: 4_096 } });
+  });
+
+  it('puts the default file under the user data directory unless HEADROOM_STORE says otherwise', () => {
+    expect(defaultStorePath({ XDG_DATA_HOME: '/data' })).toBe('/data/headroom/sessions.db');
+    expect(defaultStorePath({ HEADROOM_STORE: '/tmp/x.db' })).toBe('/tmp/x.db');
+  });
+
+  it('fails with a clear error when the file cannot be opened', () => {
+    const file = tempPath();
+    new SqliteSessionStore(file).close();
+    // A path below a regular file can never be created.
+    expect(() => new SqliteSessionStore(join(file, 'nested', 'sessions.db'))).toThrow(
+      /cannot open the session store at .*HEADROOM_STORE/,
+    );
+  });
+});
