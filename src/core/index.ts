@@ -6,6 +6,7 @@
 export * from './budget/index.js';
 export * from './errors/index.js';
 export * from './manager/index.js';
+export * from './overflow/index.js';
 export * from './prune/index.js';
 export * from './tokens/index.js';
 export * from './transcript/index.js';

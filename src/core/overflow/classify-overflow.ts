@@ -1,0 +1,186 @@
+/**
+ * @module
+ * `classifyOverflow`: a provider rejection in, `context | budget | output_cap | none` and its figures out.
+ */
+import { OVERFLOW_CATALOG } from './catalog/index.js';
+import { collectEvidence, httpStatus } from './collect-evidence.js';
+import { capScanText, errorEventsOf, joinWrappedWords, normalizeScanText } from './scan-text.js';
+import {
+  FIGURE_GROUPS,
+  type OverflowFigures,
+  type OverflowInfo,
+  type OverflowKind,
+  type OverflowPattern,
+  type OverflowRow,
+} from './types.js';
+
+/** `pattern` when no row matched (or only weak evidence the status ruled out). */
+export const NO_MATCH_PATTERN = 'no-match';
+/** `pattern` of a bare 413 sent when the last request was already near the window. */
+export const HTTP_413_NEAR_WINDOW_PATTERN = 'http-413-near-window';
+/** A 413 without token wording is an overflow only when the last estimate was this close to the window. */
+export const NEAR_WINDOW_RATIO = 0.8;
+/** Statuses at which weak (generic, figure-less) evidence classifies, and unmatched rejections are flagged. */
+export const WEAK_EVIDENCE_STATUSES: readonly number[] = [400, 413, 422];
+
+/** Inputs of {@link classifyOverflow}. */
+export interface ClassifyOverflowOptions {
+  /** The HTTP status, when known. A 200 defers to a status stated inside the body (stream errors). */
+  status?: number;
+  /**
+   * What the server sent: text (JSON, SSE, Python or bytes reprs, SDK-prefixed strings), bytes, a
+   * parsed JSON value, or an `Error`.
+   */
+  body?: unknown;
+  /** The error a client threw; walked along `cause` and SDK fields (`status`, `error`, `responseBody`). */
+  error?: unknown;
+  /** Estimated prompt tokens of the rejected request (for a bare 413). */
+  lastEstimate?: number;
+  /** The window the rejected request was fitted to (for a bare 413). */
+  window?: number;
+  /** Compiled user rows (see `compileOverflowPatterns`), tried before the catalog, in order. */
+  patterns?: readonly OverflowPattern[];
+}
+
+interface RowMatch {
+  row: OverflowPattern | OverflowRow;
+  figures: OverflowFigures;
+  /** Generic wording without figures: status-gated, and any later row with figures wins. */
+  weak: boolean;
+}
+
+function parseFigure(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const number = Number(text.replaceAll(',', ''));
+  return Number.isSafeInteger(number) ? number : undefined;
+}
+
+function figuresOf(groups: Record<string, string | undefined> | undefined): OverflowFigures {
+  const figures: OverflowFigures = {};
+  if (!groups) return figures;
+  for (const group of FIGURE_GROUPS) {
+    const value = parseFigure(groups[group]);
+    if (value !== undefined) figures[group === 'output_limit' ? 'outputLimit' : group] = value;
+  }
+  return figures;
+}
+
+function hasFigures(figures: OverflowFigures): boolean {
+  return (
+    figures.window !== undefined ||
+    figures.input !== undefined ||
+    figures.output !== undefined ||
+    figures.total !== undefined ||
+    figures.outputLimit !== undefined
+  );
+}
+
+/** First match wins, except that a weak match is kept aside while later rows may still yield figures. */
+function scanRows(text: string, rows: Iterable<OverflowPattern | OverflowRow>): RowMatch | undefined {
+  let fallback: RowMatch | undefined;
+  for (const row of rows) {
+    row.pattern.lastIndex = 0;
+    const match = row.pattern.exec(text);
+    if (!match) continue;
+    const derive = 'figures' in row ? row.figures : undefined;
+    const raw = figuresOf(match.groups);
+    const figures = derive ? derive(raw) : raw;
+    const weak = 'generic' in row && row.generic === true && !hasFigures(figures);
+    if (!weak) return { row, figures, weak };
+    fallback ??= { row, figures, weak };
+  }
+  return fallback;
+}
+
+function* rowsOf(patterns: readonly OverflowPattern[]): Iterable<OverflowPattern | OverflowRow> {
+  yield* patterns;
+  yield* OVERFLOW_CATALOG;
+}
+
+/** context vs budget from the figures: the prompt alone over the window is context, else budget. */
+function kindOf(row: OverflowPattern | OverflowRow, figures: OverflowFigures): OverflowKind {
+  const decided = 'kindFrom' in row ? row.kindFrom?.(figures) : undefined;
+  if (decided) return decided;
+  if (
+    (row.kind === 'context' || row.kind === 'budget') &&
+    figures.input !== undefined &&
+    figures.window !== undefined
+  )
+    return figures.input > figures.window ? 'context' : 'budget';
+  return row.kind;
+}
+
+/** A status stated in the text ("Error code: 400", "status 500:", `"code": 413`), for stream errors. */
+const STATED_STATUS =
+  /\b(?:status(?: code)?|error code|http|api error|request failed)[\s:=_-]{0,3}([1-5]\d\d)\b|["']?\b(?:code|status|http_code|statusCode|httpStatusCode)["']?: ?["']?([1-5]\d\d)\b/i;
+
+function statusOf(explicit: number | undefined, fromError: number | undefined, text: string) {
+  const given = httpStatus(explicit) ?? fromError;
+  if (given !== undefined && given !== 200) return given;
+  const stated = STATED_STATUS.exec(text);
+  return httpStatus(stated?.[1] ?? stated?.[2]) ?? given;
+}
+
+function infoOf({ row, figures }: RowMatch): OverflowInfo {
+  const info: OverflowInfo = {
+    kind: kindOf(row, figures),
+    ...(figures.window !== undefined && { window: figures.window }),
+    ...(figures.input !== undefined && { input: figures.input }),
+    ...(figures.output !== undefined && { output: figures.output }),
+    ...(figures.total !== undefined && { total: figures.total }),
+    ...(figures.outputLimit !== undefined && { outputLimit: figures.outputLimit }),
+    pattern: row.name,
+  };
+  if ('units' in row && row.units) info.units = row.units;
+  return info;
+}
+
+/** The normalized text `classifyOverflow` scans for these inputs: what a user pattern must match. */
+export function overflowScanText({ body, error }: Pick<ClassifyOverflowOptions, 'body' | 'error'>): string {
+  return normalizeScanText(errorEventsOf(capScanText(collectEvidence(body, error).texts.join('\n'))));
+}
+
+/**
+ * Classifies a provider rejection. Tries the caller's `patterns`, then {@link OVERFLOW_CATALOG}; the
+ * first match wins, except that generic wording without figures is weak: a later row with figures
+ * beats it, and it counts only at an unknown status or 400/413/422. Provider rows classify at any
+ * status (LocalAI sends overflows as 500, LiteLLM as 503). When a message states both the prompt and
+ * the window, they decide context (prompt over the window) against budget. A bare 413 is an overflow
+ * only when `lastEstimate >= 0.8 * window`. Any input, of any size, is scanned in bounded time: at
+ * most the first 32 KiB and the last 16 KiB of it, by patterns that cannot backtrack.
+ *
+ * @example
+ * classifyOverflow({
+ *   status: 400,
+ *   body: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}',
+ * });
+ * // { kind: 'context', window: 200000, input: 208310, pattern: 'anthropic-prompt-too-long' }
+ */
+export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo {
+  const { status, body, error, lastEstimate, window, patterns = [] } = options;
+  const evidence = collectEvidence(body, error);
+  const events = errorEventsOf(capScanText(evidence.texts.join('\n')));
+  const text = normalizeScanText(events);
+  let match = scanRows(text, rowsOf(patterns));
+  if (!match || !hasFigures(match.figures)) {
+    const joined = joinWrappedWords(events);
+    const rejoined = joined === undefined ? undefined : scanRows(normalizeScanText(joined), rowsOf(patterns));
+    if (rejoined && (hasFigures(rejoined.figures) || !match)) match = rejoined;
+  }
+  const effective = statusOf(status, evidence.status, text);
+  const weakAllowed = effective === undefined || WEAK_EVIDENCE_STATUSES.includes(effective);
+  if (match && (!match.weak || weakAllowed)) return infoOf(match);
+  if (
+    !match &&
+    effective === 413 &&
+    lastEstimate !== undefined &&
+    window !== undefined &&
+    window > 0 &&
+    lastEstimate >= NEAR_WINDOW_RATIO * window
+  )
+    return { kind: 'context', pattern: HTTP_413_NEAR_WINDOW_PATTERN };
+  const none: OverflowInfo = { kind: 'none', pattern: NO_MATCH_PATTERN };
+  if (!match && effective !== undefined && WEAK_EVIDENCE_STATUSES.includes(effective))
+    none.unclassified = true;
+  return none;
+}

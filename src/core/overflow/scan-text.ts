@@ -1,0 +1,76 @@
+/**
+ * @module
+ * The text the catalog scans: bounded in size, reduced to error events for SSE streams, and
+ * normalized so that one pattern serves every envelope (JSON, double-encoded JSON, Python reprs,
+ * bytes reprs, terminal wraps, lower-cased logs).
+ */
+
+/** Characters kept from the start of a long body: provider errors lead with their message. */
+export const SCAN_HEAD_CHARS = 32_768;
+/** Characters kept from the end of a long body: a stream's error event comes last. */
+export const SCAN_TAIL_CHARS = 16_384;
+/** The longest text any pattern ever runs on (head, a separator, tail). */
+export const MAX_SCAN_CHARS = SCAN_HEAD_CHARS + SCAN_TAIL_CHARS + 3;
+
+/** Keeps the first {@link SCAN_HEAD_CHARS} and the last {@link SCAN_TAIL_CHARS} of a long text. */
+export function capScanText(text: string): string {
+  if (text.length <= SCAN_HEAD_CHARS + SCAN_TAIL_CHARS) return text;
+  return `${text.slice(0, SCAN_HEAD_CHARS)}\n…\n${text.slice(text.length - SCAN_TAIL_CHARS)}`;
+}
+
+const SSE_DATA_LINE = /^[ \t]*data:/m;
+const ERROR_WORD = /error|fail|exceeded/i;
+
+/**
+ * An SSE stream reduced to its error events: `data:` payloads of an `event:` named like an error, or
+ * that mention an error, a failure or an exceeded limit (OpenAI Responses `response.failed`, `error`
+ * events, OpenRouter's error chunk in a 200 stream). Content deltas are dropped, so a model that writes
+ * about context windows does not read as an overflow. Text that is not SSE comes back unchanged.
+ */
+export function errorEventsOf(text: string): string {
+  if (!SSE_DATA_LINE.test(text)) return text;
+  const kept: string[] = [];
+  let event = '';
+  for (const line of text.split('\n')) {
+    const trimmed = line.trim();
+    if (trimmed === '') {
+      event = '';
+    } else if (trimmed.startsWith('data:')) {
+      const payload = trimmed.slice(5);
+      if (ERROR_WORD.test(event) || ERROR_WORD.test(payload)) kept.push(payload);
+    } else if (trimmed.startsWith('event:')) {
+      event = trimmed.slice(6);
+    } else if (!trimmed.startsWith('id:') && !trimmed.startsWith('retry:') && !trimmed.startsWith(':')) {
+      kept.push(line);
+    }
+  }
+  return kept.join('\n');
+}
+
+const WRAPPED_WORD = /(\w)\r?\n[ \t]*(?=\w)/g;
+
+/**
+ * Joins words a terminal hard-wrapped ("maximum context lengt\nh is"), or `undefined` when the text
+ * has no newline between two word characters. Only tried when the plain text yields no figures: a
+ * newline that replaced a space must stay a space.
+ */
+export function joinWrappedWords(text: string): string | undefined {
+  WRAPPED_WORD.lastIndex = 0;
+  if (!WRAPPED_WORD.test(text)) return undefined;
+  return text.replace(WRAPPED_WORD, '$1');
+}
+
+/**
+ * Undoes the envelopes providers and clients wrap messages in: `\uXXXX` escapes, backslashes before
+ * quotes (JSON inside JSON, Python reprs), `\n` `\r` `\t` escapes, typographic quotes; then collapses
+ * every run of whitespace and control characters (binary garbage included) into one space.
+ */
+export function normalizeScanText(text: string): string {
+  return text
+    .replace(/\\+u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\+(?=["'/])/g, '')
+    .replace(/\\+[nrt]/g, ' ')
+    .replace(/[\u2018\u2019\u201b\u2032]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ');
+}
