@@ -115,7 +115,11 @@ export async function handleChat(
 
   const fault = faultFor(context.faults, { requestNumber, seed });
   record.fault = fault?.kind;
-  if (fault?.kind === 'slow-first-byte') await delay(fault.delayMs ?? 1_000, undefined, { ref: false });
+  if (fault?.kind === 'slow-first-byte') {
+    await delay(fault.delayMs ?? 1_000, undefined, { ref: false });
+    // The client may have given up (or the emulator closed) while it waited.
+    if (response.destroyed || response.socket?.destroyed !== false) return;
+  }
   if (fault?.kind === 'rate-limit' || fault?.kind === 'server-error' || fault?.kind === 'unavailable') {
     const retryAfter = fault.retryAfter ?? 1;
     const kind =
