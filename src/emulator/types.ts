@@ -13,7 +13,9 @@ export interface EmulatorOptions {
   host?: string;
   /** The window the server enforces (`max_model_len`, `n_ctx`, `num_ctx`…); each profile has a default. */
   contextLength?: number;
-  /** The server's output cap (OpenAI and Anthropic reject above it; vLLM, llama.cpp and Ollama clamp to it). */
+  /** The server's output cap: OpenAI and Anthropic reject above it; vLLM (generation-config
+   * `max_new_tokens`), llama.cpp (`--n-predict`) and Ollama clamp to it; `litellm-vllm` advertises it
+   * as `max_output_tokens`. */
   outputCap?: number;
   /** The model id the server reports and echoes. */
   model?: string;

@@ -32,7 +32,10 @@ function toolBlockStart(messages: readonly TemplateMessage[], index: number): nu
  * runner keeps the first `num_keep` tokens and the tail so the prompt is exactly `num_ctx` tokens
  * (log line `truncating input prompt limit=4096 prompt=7268 keep=4 new=4096`). No error, HTTP 200.
  */
-export function ollamaTruncate(facts: ChatRequestFacts, numCtx: number): Admission & { accepted: true } {
+export function ollamaTruncate(
+  facts: ChatRequestFacts,
+  { numCtx, outputLimit }: { numCtx: number; outputLimit: number },
+): Admission & { accepted: true } {
   const { messages, tools } = facts.input;
   const countFrom = (start: number): number =>
     facts.count({
@@ -52,7 +55,7 @@ export function ollamaTruncate(facts: ChatRequestFacts, numCtx: number): Admissi
   return {
     accepted: true,
     reportedPromptTokens: Math.min(rendered, numCtx),
-    outputLimit: facts.maxTokens ?? Number.POSITIVE_INFINITY,
+    outputLimit,
     note: {
       truncated: true,
       droppedMessages: dropped,
@@ -120,13 +123,10 @@ export function ollamaProfile(options: ProfileOptions): Profile {
       return undefined;
     },
     admit(facts) {
+      const outputLimit = facts.maxTokens ?? options.outputCap ?? Number.POSITIVE_INFINITY;
       if (facts.promptTokens <= numCtx)
-        return {
-          accepted: true,
-          reportedPromptTokens: facts.promptTokens,
-          outputLimit: facts.maxTokens ?? options.outputCap ?? Number.POSITIVE_INFINITY,
-        };
-      return ollamaTruncate(facts, numCtx);
+        return { accepted: true, reportedPromptTokens: facts.promptTokens, outputLimit };
+      return ollamaTruncate(facts, { numCtx, outputLimit });
     },
     badInput(kind, detail) {
       switch (kind) {
