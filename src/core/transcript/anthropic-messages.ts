@@ -167,6 +167,14 @@ function readToolResult(block: Record<string, unknown>, index: number, blockInde
   return message;
 }
 
+/**
+ * Reads the `content` of an Anthropic assistant message (a response's content blocks) into a
+ * normalized assistant message.
+ */
+export function readAnthropicAssistant(content: unknown): AssistantMessage {
+  return readAssistant(content, 0);
+}
+
 function readAssistant(value: unknown, index: number): AssistantMessage {
   if (typeof value === 'string') return { role: 'assistant', content: value };
   if (!Array.isArray(value))

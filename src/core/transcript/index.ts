@@ -3,10 +3,10 @@
  * The normalized transcript, its segmentation into head and turns, pairing validation, and the
  * converters from and to OpenAI Chat Completions and Anthropic Messages requests.
  */
-export { fromAnthropic, toAnthropic } from './anthropic-messages.js';
+export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText, isEmptyContent } from './content.js';
 export { detectFormat } from './detect-format.js';
-export { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
+export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
 export { readRequest, writeRequest } from './read-request.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export type * from './types.js';

@@ -77,6 +77,15 @@ export function toOpenAIChat(request: ChatRequest): Record<string, unknown> {
   return body;
 }
 
+/**
+ * Reads one OpenAI Chat message (a request message or a response's `choices[0].message`).
+ *
+ * @throws HeadroomError `invalid_transcript` when the message is malformed.
+ */
+export function readOpenAIMessage(value: unknown, index = 0): Message {
+  return readMessage(value, index);
+}
+
 function readMessage(value: unknown, index: number): Message {
   if (!isRecord(value))
     throw invalid(`message ${index} is not an object; each message needs a "role"`, { messageIndex: index });
