@@ -5,6 +5,7 @@ import {
   countPromptTokens,
   type Emulator,
   type EmulatorOptions,
+  fakeToolResult,
   renderPrompt,
   startEmulator,
 } from '../../src/emulator/index.js';
@@ -363,5 +364,66 @@ describe('ollama profile', () => {
     const { client } = await start({ profile: 'ollama', contextLength: 300 });
     const completion = await client.chat.completions.create(long(800));
     expect(completion.usage?.prompt_tokens).toBe(300);
+  });
+});
+
+describe('scripted coding agent', () => {
+  async function run(
+    seed: number,
+  ): Promise<{ transcript: OpenAI.ChatCompletionMessageParam[]; prompts: number[] }> {
+    const { client } = await start({ profile: 'vllm', contextLength: 60_000, seed });
+    const transcript: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: 'Make the tests pass.' },
+    ];
+    const tools = ['read_file', 'search', 'run'].map((name) => ({
+      type: 'function' as const,
+      function: { name, parameters: { type: 'object' } },
+    }));
+    const prompts: number[] = [];
+    for (let turn = 0; turn < 6; turn += 1) {
+      const completion = await client.chat.completions.create({ model: 'any', messages: transcript, tools });
+      prompts.push(completion.usage?.prompt_tokens ?? 0);
+      const message = completion.choices[0]?.message;
+      if (!message) throw new Error('no reply');
+      transcript.push({ role: 'assistant', content: message.content, tool_calls: message.tool_calls });
+      for (const call of message.tool_calls ?? []) {
+        if (call.type !== 'function') continue;
+        transcript.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: fakeToolResult({
+            name: call.function.name,
+            args: call.function.arguments,
+            seed,
+            size: 300,
+          }),
+        });
+      }
+    }
+    return { transcript, prompts };
+  }
+
+  it('plays the same conversation for the same seed, reading, searching and running as it goes', async () => {
+    const first = await run(3);
+    const again = await run(3);
+    expect(again.transcript).toEqual(first.transcript);
+    expect((await run(4)).transcript).not.toEqual(first.transcript);
+    const names = first.transcript
+      .flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : []))
+      .map((call) => (call.type === 'function' ? call.function.name : ''));
+    expect(names).toHaveLength(6);
+    for (const name of names) expect(['read_file', 'search', 'run']).toContain(name);
+    for (let turn = 1; turn < first.prompts.length; turn += 1)
+      expect(first.prompts[turn]).toBeGreaterThan((first.prompts[turn - 1] ?? 0) + 290);
+    expect(first.prompts.at(-1)).toBe(
+      countPromptTokens({
+        messages: first.transcript.slice(0, -2),
+        tools: ['read_file', 'search', 'run'].map((name) => ({
+          type: 'function',
+          function: { name, parameters: { type: 'object' } },
+        })),
+      }).tokens,
+    );
   });
 });
