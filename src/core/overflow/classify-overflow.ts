@@ -111,7 +111,7 @@ function kindOf(row: OverflowPattern | OverflowRow, figures: OverflowFigures): O
 }
 
 /** A status stated in the text ("Error code: 400", "status 500:", `"code": 413`), for stream errors. */
-const STATED_STATUS =
+export const STATED_STATUS =
   /\b(?:status(?: code)?|error code|http|api error|request failed)[\s:=_-]{0,3}([1-5]\d\d)\b|["']?\b(?:code|status|http_code|statusCode|httpStatusCode)["']?: ?["']?([1-5]\d\d)\b/i;
 
 function statusOf(explicit: number | undefined, fromError: number | undefined, text: string) {

@@ -28,6 +28,7 @@ const ERROR_FIELDS = [
   'error',
   'errors',
   'responseBody',
+  'apiMessage',
   'body',
   'data',
   'detail',

@@ -18,8 +18,8 @@ export function capScanText(text: string): string {
   return `${text.slice(0, SCAN_HEAD_CHARS)}\n…\n${text.slice(text.length - SCAN_TAIL_CHARS)}`;
 }
 
-const SSE_DATA_LINE = /^[ \t]*data:/m;
-const ERROR_WORD = /error|fail|exceeded/i;
+export const SSE_DATA_LINE = /^[ \t]*data:/m;
+export const ERROR_WORD = /error|fail|exceeded/i;
 
 /**
  * An SSE stream reduced to its error events: `data:` payloads of an `event:` named like an error, or
@@ -47,7 +47,7 @@ export function errorEventsOf(text: string): string {
   return kept.join('\n');
 }
 
-const WRAPPED_WORD = /(\w)\r?\n[ \t]*(?=\w)/g;
+export const WRAPPED_WORD = /(\w)\r?\n[ \t]*(?=\w)/g;
 
 /**
  * Joins words a terminal hard-wrapped ("maximum context lengt\nh is"), or `undefined` when the text
@@ -61,16 +61,34 @@ export function joinWrappedWords(text: string): string | undefined {
 }
 
 /**
+ * One run of backslashes and what follows it. The run is taken whole and the tail always matches, so
+ * the expression never backtracks into the run (a lookahead after `\\+` would make a long run of
+ * backslashes quadratic).
+ */
+export const ESCAPE_RUN = /\\+(u[0-9a-fA-F]{4}|[\s\S])?/g;
+
+function unescapeRun(run: string, tail: string | undefined): string {
+  if (tail === undefined) return run;
+  if (tail.length === 5) return String.fromCharCode(Number.parseInt(tail.slice(1), 16));
+  if (tail === '"' || tail === "'" || tail === '/') return tail;
+  if (tail === 'n' || tail === 'r' || tail === 't') return ' ';
+  return run + tail;
+}
+
+/** Whitespace and control characters, collapsed to one space. */
+export const SPACE_RUN = /[\s\u0000-\u001f\u007f]+/g;
+
+/**
  * Undoes the envelopes providers and clients wrap messages in: `\uXXXX` escapes, backslashes before
  * quotes (JSON inside JSON, Python reprs), `\n` `\r` `\t` escapes, typographic quotes; then collapses
  * every run of whitespace and control characters (binary garbage included) into one space.
  */
 export function normalizeScanText(text: string): string {
   return text
-    .replace(/\\+u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\+(?=["'/])/g, '')
-    .replace(/\\+[nrt]/g, ' ')
+    .replace(ESCAPE_RUN, (match: string, tail: string | undefined) =>
+      unescapeRun(match.slice(0, match.length - (tail?.length ?? 0)), tail),
+    )
     .replace(/[\u2018\u2019\u201b\u2032]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
-    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ');
+    .replace(SPACE_RUN, ' ');
 }

@@ -1,0 +1,148 @@
+/**
+ * @module
+ * User overflow rows (`overflow_patterns` in the config): validated here, outside core, because the
+ * ReDoS check needs `recheck`. Each row's shape is checked with zod, its regex compiled, its named
+ * groups checked against the figure names, and the expression proven safe from catastrophic
+ * backtracking by recheck within a time limit; anything else is an `invalid_config` error naming the
+ * row. The compiled rows go to `classifyOverflow({ patterns })`, which tries them before the catalog.
+ */
+import { checkSync } from 'recheck';
+import { z } from 'zod';
+import { FIGURE_GROUPS, HeadroomError, OVERFLOW_KINDS, type OverflowPattern } from '../core/index.js';
+
+/** The longest user regex accepted: the checker's cost grows with the pattern. */
+export const MAX_USER_REGEX_LENGTH = 1_000;
+/** The most user rows accepted. */
+export const MAX_USER_ROWS = 200;
+/** Time recheck may take to decide one row, in milliseconds; undecided rows are rejected. */
+export const DEFAULT_RECHECK_TIMEOUT_MS = 10_000;
+
+/** One user row: `{ name, kind, regex }`, nothing else (a typo in a key fails). */
+export const OVERFLOW_PATTERN_ROW = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9-]{0,63}$/,
+      'must be kebab-case: lower-case letters, digits and hyphens, 1-64 long',
+    ),
+  kind: z.enum(OVERFLOW_KINDS as ['context', 'budget', 'output_cap', 'none']),
+  regex: z.string().min(1).max(MAX_USER_REGEX_LENGTH),
+});
+
+/** The `overflow_patterns` config value. */
+export const OVERFLOW_PATTERNS_CONFIG = z.array(OVERFLOW_PATTERN_ROW).max(MAX_USER_ROWS);
+
+/** A user row as written in the config. */
+export type OverflowPatternConfig = z.infer<typeof OVERFLOW_PATTERN_ROW>;
+
+/** Options of {@link compileOverflowPatterns}. */
+export interface CompileOverflowPatternsOptions {
+  /** Where the rows sit in the config, for messages. Default `overflow_patterns`. */
+  path?: string;
+  /** Time recheck may take per row. Default {@link DEFAULT_RECHECK_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+const NAMED_GROUP = /\(\?<([A-Za-z_$][\w$]*)>/g;
+
+function rowLabel(path: string, index: number, name: unknown): string {
+  return `${path}[${index}]${typeof name === 'string' ? ` (${JSON.stringify(name)})` : ''}`;
+}
+
+function invalid(message: string, data: Record<string, unknown>, cause?: unknown): HeadroomError {
+  return new HeadroomError('invalid_config', message, { data, cause });
+}
+
+function checkShape(rows: unknown, path: string): OverflowPatternConfig[] {
+  const parsed = OVERFLOW_PATTERNS_CONFIG.safeParse(rows);
+  if (parsed.success) return parsed.data;
+  // A typo in a key also leaves a required key missing: report the typo, it names the fix.
+  const issues = parsed.error.issues;
+  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
+  const [index, ...rest] = issue?.path ?? [];
+  const name =
+    Array.isArray(rows) && typeof index === 'number' ? (rows[index] as { name?: unknown })?.name : undefined;
+  const where =
+    typeof index === 'number'
+      ? `${rowLabel(path, index, name)}${rest.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}`
+      : path;
+  throw invalid(`${where}: ${issue?.message ?? 'invalid'}; each row is { name, kind, regex }`, {
+    path: where,
+  });
+}
+
+function compileRow(row: OverflowPatternConfig, label: string, timeoutMs: number): OverflowPattern {
+  let pattern: RegExp;
+  try {
+    pattern = new RegExp(row.regex, 'i');
+  } catch (error) {
+    throw invalid(
+      `${label}: the regex is not valid JavaScript (${(error as Error).message}); fix it or remove the row`,
+      { path: label, name: row.name },
+      error,
+    );
+  }
+  for (const [, group] of row.regex.matchAll(NAMED_GROUP)) {
+    if (!(FIGURE_GROUPS as readonly string[]).includes(group as string))
+      throw invalid(
+        `${label}: named group "${group}" is not a figure; use ${FIGURE_GROUPS.join(', ')} or an unnamed group`,
+        { path: label, name: row.name },
+      );
+  }
+  const diagnostics = checkSync(row.regex, 'i', { timeout: timeoutMs });
+  if (diagnostics.status === 'vulnerable')
+    throw invalid(
+      `${label}: the regex can backtrack catastrophically (${diagnostics.complexity.summary}; slow on ${diagnostics.attack.pattern}); rewrite it without nested or overlapping quantifiers`,
+      { path: label, name: row.name, complexity: diagnostics.complexity.summary },
+    );
+  if (diagnostics.status !== 'safe')
+    throw invalid(
+      `${label}: the regex could not be proven safe from catastrophic backtracking within ${timeoutMs} ms (${diagnostics.error.kind}); simplify it`,
+      { path: label, name: row.name },
+    );
+  return { name: row.name, kind: row.kind, pattern };
+}
+
+/**
+ * Validates and compiles user overflow rows. Throws `HeadroomError('invalid_config')` naming the row
+ * for a wrong shape, an unknown kind, a duplicate name, invalid regex syntax, a named group that is
+ * not a figure, or a regex recheck rates vulnerable or cannot decide within the time limit. Patterns
+ * are compiled case-insensitive and run against the normalized text (`overflowScanText`).
+ *
+ * @example
+ * const patterns = compileOverflowPatterns([
+ *   { name: 'acme-window', kind: 'context', regex: String.raw`acme: prompt (?<input>\d+) over (?<window>\d+)` },
+ * ]);
+ * classifyOverflow({ status: 400, body, patterns });
+ */
+export function compileOverflowPatterns(
+  rows: unknown,
+  { path = 'overflow_patterns', timeoutMs = DEFAULT_RECHECK_TIMEOUT_MS }: CompileOverflowPatternsOptions = {},
+): OverflowPattern[] {
+  const valid = checkShape(rows, path);
+  const seen = new Map<string, number>();
+  return valid.map((row, index) => {
+    const label = rowLabel(path, index, row.name);
+    const first = seen.get(row.name);
+    if (first !== undefined)
+      throw invalid(`${label}: the name is already used by ${path}[${first}]; names must be unique`, {
+        path: label,
+        name: row.name,
+      });
+    seen.set(row.name, index);
+    return compileRow(row, label, timeoutMs);
+  });
+}
+
+/** {@link compileOverflowPatterns} as a result instead of a throw. */
+export function safeCompileOverflowPatterns(
+  rows: unknown,
+  options: CompileOverflowPatternsOptions = {},
+): { success: true; patterns: OverflowPattern[] } | { success: false; error: HeadroomError } {
+  try {
+    return { success: true, patterns: compileOverflowPatterns(rows, options) };
+  } catch (error) {
+    if (HeadroomError.isInstance(error)) return { success: false, error };
+    throw error;
+  }
+}
