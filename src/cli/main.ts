@@ -4,6 +4,7 @@ import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
 
 /** The commands, loaded on demand so that `headroom estimate` never loads the proxy or the emulator. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
+  classify: async () => (await import('./commands/classify.js')).classifyCommand,
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
   fit: async () => (await import('./commands/fit.js')).fitCommand,
   emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
