@@ -1,4 +1,9 @@
 import {
+  detectSilentTruncation,
+  hasUncountableContent,
+  silentTruncationNotice,
+} from '../budget/detect-silent-truncation.js';
+import {
   type Budget,
   type ClampMode,
   clampOutputTokens,
@@ -8,6 +13,7 @@ import {
 } from '../budget/index.js';
 import { ContextTruncatedError, HeadroomError } from '../errors/index.js';
 import { pruneTurns } from '../prune/index.js';
+import { describeSources, SchemaFloorTracker, type SchemaSource } from '../schemas/index.js';
 import {
   applyCalibration,
   type Calibration,
@@ -27,7 +33,7 @@ import {
   splitTurns,
   validatePairing,
 } from '../transcript/index.js';
-import type { ManagerEvent } from './events.js';
+import type { ManagerEvent, ManagerNotice } from './events.js';
 
 /** Options of a {@link ContextWindowManager}. */
 export interface ContextWindowManagerOptions {
@@ -47,8 +53,13 @@ export interface ContextWindowManagerOptions {
   clamp?: ClampMode;
   /** The calibration factor a run starts from (default 1.0; see {@link createCalibration}). */
   calibrationSeed?: number;
-  /** Receives `fit`, `prune` and `calibrate` events. */
+  /** Receives `fit`, `prune`, `calibrate` and `notice` events. */
   onEvent?: (event: ManagerEvent) => void;
+  /**
+   * Whether {@link ContextWindowManager.observe} checks usage for a silent truncation (a server that
+   * cut the prompt to its window and answered 200, as Ollama does) and learns the window (default true).
+   */
+  detectSilentTruncation?: boolean;
 }
 
 /** A fitted request and what fitting it did. */
@@ -70,10 +81,13 @@ export interface FitResult {
   breakdown: TokenBreakdown;
   /** True when the estimate was anchored on the provider's count for the previous request. */
   anchored: boolean;
+  /** Notices this fit raised (a tool-schema floor crossing a level), also sent as `notice` events. */
+  notices: ManagerNotice[];
 }
 
 /** What the provider reported about the last request. */
 export interface UsageReport {
+  /** Every prompt token, cached ones included (Anthropic: input + cache creation + cache read tokens). */
   promptTokens: number;
   completionTokens?: number;
 }
@@ -89,6 +103,12 @@ interface SentRequest {
   tools: ChatRequest['tools'];
   raw: number;
   anchor?: number;
+  model?: string;
+  /** Whether every part is text a server must render (no images, documents or reasoning). */
+  countable: boolean;
+  hasImages: boolean;
+  /** Set when this request is the previous one plus an assistant reply and tool results only. */
+  extends?: { reported: number; appendedRaw: number };
 }
 
 /**
@@ -114,6 +134,8 @@ export class ContextWindowManager {
   #head: readonly Message[] | undefined;
   #headKey: string | undefined;
   #last: SentRequest | undefined;
+  readonly #schemaFloor = new SchemaFloorTracker();
+  readonly #listeners = new Set<(event: ManagerEvent) => void>();
 
   constructor(options: ContextWindowManagerOptions = {}) {
     for (const key of ['contextLength', 'outputCap', 'reserve'] as const) {
@@ -149,6 +171,21 @@ export class ContextWindowManager {
     this.#last = undefined;
     this.#head = undefined;
     this.#headKey = undefined;
+    this.#schemaFloor.resetNotices();
+  }
+
+  /**
+   * Adds an observer of `fit`, `prune` and `calibrate` events besides `options.onEvent`; returns the
+   * function that removes it. The tool loop subscribes for the length of a run.
+   */
+  subscribe(listener: (event: ManagerEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(event: ManagerEvent): void {
+    this.#options.onEvent?.(event);
+    for (const listener of this.#listeners) listener(event);
   }
 
   /** Records a window a provider's overflow error stated for `model`. */
@@ -175,6 +212,19 @@ export class ContextWindowManager {
 
     const { budget, window, reserve } = this.#budget(model, request.maxTokens);
     const tools = cache.tools(request.tools);
+    const schema = this.#schemaFloor.check({
+      tools: request.tools,
+      messages: request.messages,
+      counter: cache.counter,
+      messageEstimate: (message) => cache.message(message).total,
+      budget,
+      window,
+    });
+    const notices: ManagerNotice[] = [];
+    if (schema.notice) {
+      notices.push(schema.notice);
+      this.#emit({ type: 'notice', notice: schema.notice });
+    }
     const fixedRaw = tools.total + REQUEST_OVERHEAD;
     const full = cache.request(request);
     const anchor = this.#anchorFor(request, cache);
@@ -201,14 +251,14 @@ export class ContextWindowManager {
         const schemaTokens = applyCalibration(this.#calibration, tools.total);
         const details = { estimate, budget, window, reserve, schemaTokens };
         throw new ContextTruncatedError(
-          truncatedMessage({ ...details, messages: result.messages.length }),
+          truncatedMessage({ ...details, messages: result.messages.length, sources: schema.floor.sources }),
           details,
         );
       }
       messages = result.messages;
       droppedTurns = result.droppedTurns;
       breakdown = cache.request({ messages, tools: request.tools });
-      this.#options.onEvent?.({ type: 'prune', droppedTurns, before: fullEstimate, after: estimate, budget });
+      this.#emit({ type: 'prune', droppedTurns, before: fullEstimate, after: estimate, budget });
     }
 
     const pairing = validatePairing(messages);
@@ -234,7 +284,24 @@ export class ContextWindowManager {
     if (maxTokens === undefined) delete fitted.maxTokens;
     else fitted.maxTokens = maxTokens;
 
-    this.#last = { messages: fitted.messages, tools: request.tools, raw: breakdown.total };
+    // A snapshot: callers append to their history array, which must not move the anchor.
+    const previous = this.#last;
+    const content = hasUncountableContent(fitted.messages);
+    const facts = {
+      model,
+      countable: !content.uncountable,
+      hasImages: content.images,
+      extends:
+        anchor !== undefined && droppedTurns === 0 && previous?.anchor !== undefined
+          ? extension(previous.anchor, fitted.messages.slice(previous.messages.length), cache)
+          : undefined,
+    };
+    this.#last = {
+      messages: fitted.messages.slice(),
+      tools: request.tools.slice(),
+      raw: breakdown.total,
+      ...facts,
+    };
     const result: FitResult = {
       request: fitted,
       estimate,
@@ -246,8 +313,9 @@ export class ContextWindowManager {
       droppedTurns,
       breakdown,
       anchored: anchor !== undefined && droppedTurns === 0,
+      notices,
     };
-    this.#options.onEvent?.({
+    this.#emit({
       type: 'fit',
       estimate,
       budget,
@@ -261,11 +329,16 @@ export class ContextWindowManager {
 
   /**
    * Feeds back the prompt tokens the provider reported for the last fitted request: calibration grows
-   * toward `reported / raw estimate`, and the count anchors the next estimate.
+   * toward `reported / raw estimate`, and the count anchors the next estimate. A report below the
+   * fewest tokens the request could take is a silent truncation: the window is learned from it, the
+   * count anchors nothing, and the notice is returned (and sent as a `notice` event).
    */
-  observe(usage: UsageReport): void {
+  observe(usage: UsageReport): ManagerNotice | undefined {
     const last = this.#last;
-    if (!last || !(usage.promptTokens > 0)) return;
+    if (!last || !(usage.promptTokens > 0)) return undefined;
+    const truncation = this.#detectTruncation(last, usage.promptTokens);
+    if (truncation) return truncation;
+    this.#schemaFloor.observe({ reported: usage.promptTokens, raw: last.raw, hasImages: last.hasImages });
     const before = this.#calibration.factor;
     this.#calibration = observeCalibration(this.#calibration, {
       reported: usage.promptTokens,
@@ -273,12 +346,36 @@ export class ContextWindowManager {
     });
     last.anchor = usage.promptTokens;
     if (this.#calibration.factor !== before)
-      this.#options.onEvent?.({
+      this.#emit({
         type: 'calibrate',
         factor: this.#calibration.factor,
         reported: usage.promptTokens,
         raw: last.raw,
       });
+    return undefined;
+  }
+
+  /** A silent truncation in this report: learns the window, drops the anchor, emits the notice. */
+  #detectTruncation(last: SentRequest, reported: number): ManagerNotice | undefined {
+    if (this.#options.detectSilentTruncation === false) return undefined;
+    const check = detectSilentTruncation({
+      reported,
+      ...(last.countable ? { raw: last.raw } : {}),
+      ...(last.extends ? { anchor: last.extends } : {}),
+    });
+    if (!check.truncated) return undefined;
+    const current = this.windowFor(last.model);
+    const before = this.#learned;
+    if (
+      last.model !== undefined &&
+      check.window !== undefined &&
+      (current === undefined || check.window < current)
+    )
+      this.learnWindow(last.model, check.window);
+    const notice = silentTruncationNotice({ check, model: last.model, learned: this.#learned !== before });
+    last.anchor = undefined;
+    this.#emit({ type: 'notice', notice });
+    return notice;
   }
 
   #cacheFor(model: string | undefined): EstimateCache {
@@ -321,6 +418,7 @@ export class ContextWindowManager {
     if (this.#headKey !== undefined && key !== this.#headKey) {
       this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
       this.#last = undefined;
+      this.#schemaFloor.resetNotices();
     }
     this.#head = headMessages;
     this.#headKey = key;
@@ -352,6 +450,24 @@ function sameItems(a: readonly object[], b: readonly object[]): boolean {
   return true;
 }
 
+/**
+ * What a request adds to the previous one, for silent-truncation detection: set only when it appends
+ * an assistant reply and tool results (a new user message may make templates drop earlier reasoning).
+ */
+function extension(
+  reported: number,
+  appended: readonly Message[],
+  cache: EstimateCache,
+): { reported: number; appendedRaw: number } | undefined {
+  let appendedRaw = 0;
+  for (const message of appended) {
+    if (message.role === 'user' || message.role === 'system') return undefined;
+    if (message.role === 'tool' && !hasUncountableContent([message]).uncountable)
+      appendedRaw += cache.message(message).total;
+  }
+  return { reported, appendedRaw };
+}
+
 function truncatedMessage({
   estimate,
   budget,
@@ -359,6 +475,7 @@ function truncatedMessage({
   reserve,
   schemaTokens,
   messages,
+  sources,
 }: {
   estimate: number;
   budget: number;
@@ -366,10 +483,11 @@ function truncatedMessage({
   reserve: number;
   schemaTokens: number;
   messages: number;
+  sources: readonly SchemaSource[];
 }): string {
   const base = `the smallest request Headroom can build (the head and the newest turn, ${messages} messages) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
   if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
   if (schemaTokens > budget / 2)
-    return `${base}; tool schemas alone take about ${schemaTokens}: send fewer tools or shorter schemas`;
+    return `${base}; tool schemas alone take about ${schemaTokens} (${describeSources(sources)}): disable servers, filter their tools or load them on demand, or send shorter schemas`;
   return `${base}; shorten the system prompt, the first user message or the newest tool output, or use a model with a larger window`;
 }

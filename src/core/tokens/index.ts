@@ -26,8 +26,10 @@ export {
   IMAGE_TOKENS,
   MESSAGE_OVERHEAD,
   REQUEST_OVERHEAD,
+  TOOL_BLOCK_OVERHEAD,
   TOOL_CALL_OVERHEAD,
   TOOL_DEFINITION_OVERHEAD,
+  TOOL_RESULT_OVERHEAD,
 } from './overheads.js';
 export type { TokenCounter } from './token-counter.js';
 export { type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';

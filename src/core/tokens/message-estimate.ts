@@ -1,5 +1,12 @@
 import type { Content, Message, ToolDefinition } from '../transcript/index.js';
-import { IMAGE_TOKENS, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, TOOL_DEFINITION_OVERHEAD } from './overheads.js';
+import {
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD,
+  TOOL_BLOCK_OVERHEAD,
+  TOOL_CALL_OVERHEAD,
+  TOOL_DEFINITION_OVERHEAD,
+  TOOL_RESULT_OVERHEAD,
+} from './overheads.js';
 import type { TokenCounter } from './token-counter.js';
 
 /**
@@ -53,7 +60,7 @@ function contentTokens(
 /** Estimates one message with `counter`, uncached. */
 export function estimateMessage(message: Message, counter: TokenCounter): TokenBreakdown {
   const result = emptyBreakdown();
-  result.overhead += MESSAGE_OVERHEAD;
+  result.overhead += message.role === 'tool' ? TOOL_RESULT_OVERHEAD : MESSAGE_OVERHEAD;
   if (message.role === 'tool') {
     contentTokens(message.content, counter, result, 'dense');
     result.dense += counter.count(message.toolCallId);
@@ -75,6 +82,7 @@ export function estimateMessage(message: Message, counter: TokenCounter): TokenB
 /** Estimates the tool definitions a request carries (they travel with every request). */
 export function estimateTools(tools: readonly ToolDefinition[], counter: TokenCounter): TokenBreakdown {
   const result = emptyBreakdown();
+  if (tools.length > 0) result.overhead += TOOL_BLOCK_OVERHEAD;
   for (const tool of tools) {
     result.overhead += TOOL_DEFINITION_OVERHEAD;
     result.dense += counter.count(
