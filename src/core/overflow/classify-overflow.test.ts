@@ -233,17 +233,23 @@ describe('classifyOverflow with user patterns', () => {
   const acme = {
     name: 'acme-window',
     kind: 'context' as const,
-    pattern: overflowRegex('acme: prompt (?<input>{N}) over (?<window>{N})'),
+    pattern: overflowRegex(String.raw`acme: prompt (?<input>{N})(?: \+ (?<output>{N}))? over (?<window>{N})`),
   };
 
-  it('tries user rows first, and derives budget vs context from their figures', () => {
+  it('tries user rows first, and derives budget vs context when prompt, output and window are stated', () => {
     expect(classifyOverflow({ status: 400, body: 'ACME: prompt 9000 over 8192', patterns: [acme] })).toEqual({
       kind: 'context',
       window: 8192,
       input: 9000,
       pattern: 'acme-window',
     });
-    expect(classifyOverflow({ body: 'acme: prompt 100 over 8192', patterns: [acme] }).kind).toBe('budget');
+    expect(classifyOverflow({ body: 'acme: prompt 100 + 9000 over 8192', patterns: [acme] }).kind).toBe(
+      'budget',
+    );
+    expect(classifyOverflow({ body: 'acme: prompt 9000 + 10 over 8192', patterns: [acme] }).kind).toBe(
+      'context',
+    );
+    expect(classifyOverflow({ body: 'acme: prompt 100 over 8192', patterns: [acme] }).kind).toBe('context');
   });
 
   it('lets a user none row silence a catalog match', () => {

@@ -40,6 +40,8 @@ export interface ClassifyOverflowOptions {
   window?: number;
   /** Compiled user rows (see `compileOverflowPatterns`), tried before the catalog, in order. */
   patterns?: readonly OverflowPattern[];
+  /** The built-in rows tried after `patterns`. Default {@link OVERFLOW_CATALOG}; replace it to evaluate subsets. */
+  catalog?: readonly OverflowRow[];
 }
 
 interface RowMatch {
@@ -92,21 +94,30 @@ function scanRows(text: string, rows: Iterable<OverflowPattern | OverflowRow>): 
   return fallback;
 }
 
-function* rowsOf(patterns: readonly OverflowPattern[]): Iterable<OverflowPattern | OverflowRow> {
+function* rowsOf(
+  patterns: readonly OverflowPattern[],
+  catalog: readonly OverflowRow[],
+): Iterable<OverflowPattern | OverflowRow> {
   yield* patterns;
-  yield* OVERFLOW_CATALOG;
+  yield* catalog;
 }
 
-/** context vs budget from the figures: the prompt alone over the window is context, else budget. */
+/**
+ * context vs budget from the figures, when the message states the prompt, the output and the window:
+ * the prompt alone over the window is context, else budget. A message without an output figure is
+ * about the prompt alone (or says nothing of the output) and keeps its row's kind.
+ */
 function kindOf(row: OverflowPattern | OverflowRow, figures: OverflowFigures): OverflowKind {
   const decided = 'kindFrom' in row ? row.kindFrom?.(figures) : undefined;
   if (decided) return decided;
+  const { input, output, window } = figures;
   if (
     (row.kind === 'context' || row.kind === 'budget') &&
-    figures.input !== undefined &&
-    figures.window !== undefined
+    input !== undefined &&
+    output !== undefined &&
+    window !== undefined
   )
-    return figures.input > figures.window ? 'context' : 'budget';
+    return input > window ? 'context' : 'budget';
   return row.kind;
 }
 
@@ -157,14 +168,15 @@ export function overflowScanText({ body, error }: Pick<ClassifyOverflowOptions, 
  * // { kind: 'context', window: 200000, input: 208310, pattern: 'anthropic-prompt-too-long' }
  */
 export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo {
-  const { status, body, error, lastEstimate, window, patterns = [] } = options;
+  const { status, body, error, lastEstimate, window, patterns = [], catalog = OVERFLOW_CATALOG } = options;
   const evidence = collectEvidence(body, error);
   const events = errorEventsOf(capScanText(evidence.texts.join('\n')));
   const text = normalizeScanText(events);
-  let match = scanRows(text, rowsOf(patterns));
+  let match = scanRows(text, rowsOf(patterns, catalog));
   if (!match || !hasFigures(match.figures)) {
     const joined = joinWrappedWords(events);
-    const rejoined = joined === undefined ? undefined : scanRows(normalizeScanText(joined), rowsOf(patterns));
+    const rejoined =
+      joined === undefined ? undefined : scanRows(normalizeScanText(joined), rowsOf(patterns, catalog));
     if (rejoined && (hasFigures(rejoined.figures) || !match)) match = rejoined;
   }
   const effective = statusOf(status, evidence.status, text);

@@ -86,6 +86,49 @@ export const INFERENCE_SERVER_ROWS: readonly OverflowRow[] = [
     source: 'https://github.com/fedora-copr/logdetective-website/pull/193 (corpus llamacpppython-ctx-01)',
   },
   {
+    // vllm/renderers/params.py (current). The input is a lower bound (tokenized with truncation at
+    // window - max_tokens + 1): with max_tokens 0 it reads window + 1, a context overflow.
+    name: 'vllm-passed-input-and-output',
+    kind: 'budget',
+    provider: 'vLLM OpenAI-compatible server (current)',
+    pattern: overflowRegex(
+      String.raw`You passed (?<input>{N}) input tokens and requested (?<output>{N}) output tokens\. However, the model's context length is only (?<window>{N}) tokens`,
+    ),
+    example:
+      "You passed 202753 input tokens and requested 0 output tokens. However, the model's context length is only 202752 tokens, resulting in a maximum input length of 202752 tokens.",
+    source: 'https://github.com/proxysoul/Empryo/issues/52',
+  },
+  {
+    // The figure after max_model_len is the served length (reported as the window, kind output_cap).
+    name: 'vllm-max-tokens-above-max-model-len',
+    kind: 'output_cap',
+    provider: 'vLLM OpenAI-compatible server (current)',
+    pattern: overflowRegex(
+      'max(?:_completion)?_tokens=(?<output>{N}) ?cannot be greater than max_model_len=(?:max_total_tokens=)?(?<window>{N})',
+    ),
+    example:
+      'max_tokens=16384 cannot be greater than max_model_len=max_total_tokens=8192. Please request fewer output tokens. (parameter=max_tokens, value=16384)',
+    source: 'https://github.com/mateaix/mateclaw/issues/481',
+  },
+  {
+    name: 'sglang-input-length-exceeds-maximum-allowed',
+    kind: 'context',
+    provider: 'SGLang',
+    pattern: overflowRegex(
+      String.raw`Input length \((?<input>{N}) tokens\) exceeds the maximum allowed length \((?<window>{N}) tokens\)`,
+    ),
+    example: 'Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens).',
+    source: 'https://github.com/sgl-project/sglang/issues/4048',
+  },
+  {
+    name: 'wasmedge-ggml-prompt-too-long',
+    kind: 'context',
+    provider: 'WasmEdge WASI-NN GGML backend (llama.cpp)',
+    pattern: overflowRegex(String.raw`prompt too long \((?<input>{N}) tokens, max (?<window>{N})\)`),
+    example: '[WASI-NN] GGML backend: Error: prompt too long (570 tokens, max 508)',
+    source: 'https://github.com/second-state/WasmEdge-WASINN-examples/issues/50',
+  },
+  {
     name: 'vllm-requested-token-count',
     kind: 'budget',
     provider: 'vLLM (behind LiteLLM)',

@@ -26,25 +26,33 @@ export const OPENAI_FAMILY_ROWS: readonly OverflowRow[] = [
     source: 'https://github.com/chathub-dev/chathub/issues/126 (corpus openai-ctx-messages-06)',
   },
   {
-    // Chat ("4012 in the messages, 256 in the completion"), legacy Completions and Embeddings
-    // ("3860 in your prompt; 256 for the completion"), 2022 ("2049 in your prompt, 5 for the completion").
+    // Chat ("4012 in the messages, 256 in the completion"), with tools ("2426 in the messages, 2933 in
+    // the functions, and 4096 in the completion"), legacy Completions and Embeddings ("3860 in your
+    // prompt; 256 for the completion"), 2022 ("2049 in your prompt, 5 for the completion"). The prompt
+    // is everything but the completion: messages plus functions.
     name: 'openai-requested-breakdown',
     kind: 'context',
     provider: 'OpenAI Chat/Completions/Embeddings, DeepSeek, vLLM <= 0.9',
     pattern: overflowRegex(
-      String.raw`maximum context length is (?<window>{N}) tokens[.,] however,? you requested (?<total>{N}) tokens \((?<input>{N}) in (?:the messages|your prompt)[;,] (?<output>{N}) (?:in|for) the completion\)`,
+      String.raw`maximum context length is (?<window>{N}) tokens[.,] however,? you requested (?<total>{N}) tokens \((?<input>{N}) in (?:the messages|your prompt)[;,] (?:{N} in the functions, )?(?:and )?(?<output>{N}) (?:in|for) the completion\)`,
     ),
     example:
       "This model's maximum context length is 4097 tokens. However, you requested 4268 tokens (4012 in the messages, 256 in the completion). Please reduce the length of the messages or completion.",
     source: 'https://github.com/conghaonet/hao_chatgpt/issues/4 (corpus openai-budget-01)',
+    figures: (figures) =>
+      figures.total !== undefined && figures.output !== undefined && figures.input !== undefined
+        ? { ...figures, input: Math.max(figures.input, figures.total - figures.output) }
+        : figures,
   },
   {
-    // vllm/renderers/params.py; the prompt may be counted in characters before tokenization.
+    // vllm engine/serving.py (0.10-0.19) and renderers/params.py (0.2x, "at least": tokenized with
+    // truncation at window - max_tokens + 1, so the input is a lower bound); the prompt may also be
+    // counted in characters before tokenization.
     name: 'vllm-requested-output-and-prompt',
     kind: 'budget',
-    provider: 'vLLM OpenAI-compatible server (current)',
+    provider: 'vLLM OpenAI-compatible server (0.10 and later)',
     pattern: overflowRegex(
-      String.raw`maximum context length is (?<window>{N}) tokens\. However, you requested (?<output>{N}) output tokens and your prompt contains (?:(?<input>{N}) input tokens, for a total of (?<total>{N}) tokens|{N} characters)`,
+      String.raw`maximum context length is (?<window>{N}) tokens\. However, you requested (?<output>{N}) output tokens and your prompt contains (?:(?:at least )?(?<input>{N}) input tokens, for a total of (?:at least )?(?<total>{N}) tokens|{N} characters)`,
     ),
     example:
       "This model's maximum context length is 8192 tokens. However, you requested 4096 output tokens and your prompt contains 5000 input tokens, for a total of 9096 tokens. Please reduce the length of the input prompt or the number of requested output tokens.",
@@ -88,6 +96,19 @@ export const OPENAI_FAMILY_ROWS: readonly OverflowRow[] = [
     example:
       "This endpoint's maximum context length is 204800 tokens. However, you requested about 244027 tokens.",
     source: 'cline/cline context-error-handling.test.ts (corpus openrouter-ctx-02)',
+  },
+  {
+    // GitHub Models (Azure AI inference) per-request token limit of the free tier, sent as HTTP 413
+    // with code tokens_limit_reached: a token limit, unlike byte-size 413s.
+    name: 'github-models-request-body-too-large',
+    kind: 'context',
+    provider: 'GitHub Models / Azure AI model inference',
+    pattern: overflowRegex(
+      String.raw`Request body too large for \S{1,80} model\. Max size: (?<window>{N}) tokens`,
+    ),
+    example:
+      "Error code: 413 - {'error': {'code': 'tokens_limit_reached', 'message': 'Provider API error: Request body too large for gpt-4o model. Max size: 8000 tokens.'}}",
+    source: 'https://github.com/evalstate/fast-agent/issues/346',
   },
   {
     name: 'openai-configured-input-limit',
