@@ -158,9 +158,7 @@ export async function handleChat(
   if (admission.note) record.note = admission.note;
 
   const messages = body.messages as unknown[];
-  const assistantTurns = messages.filter(
-    (message) => isRecord(message) && message.role === 'assistant',
-  ).length;
+  const assistantTurns = assistantTurnsOf(messages);
   const index = replyIndex(context.script, { assistantTurns, requestNumber });
   record.replyIndex = index;
   const resolved = resolveReply(context.script.replies[index] ?? {}, {
@@ -186,12 +184,12 @@ export async function handleChat(
     reply: resolved,
     limit,
     tokenizer,
-    callId: () => (anthropic ? `toolu_01${ids.chars(22)}` : `call_${ids.chars(24)}`),
+    callId: () => callIdFor(anthropic, index, ids),
   });
   if (fault?.kind === 'invalid-tool-json') {
     if (generated.toolCalls.length === 0)
       generated.toolCalls.push({
-        id: anthropic ? `toolu_01${ids.chars(22)}` : `call_${ids.chars(24)}`,
+        id: callIdFor(anthropic, index, ids),
         name: toolNames(body)[0] ?? 'read_file',
         arguments: '{"path": "src/index.ts"}',
       });
@@ -232,4 +230,41 @@ export async function handleChat(
     showReasoning: reasoningShown,
     fault: streamFault,
   });
+}
+
+/**
+ * A tool-call id that carries the index of the scripted reply that made it (`R` and three base-36
+ * digits after the provider's prefix), so the script can tell how far a conversation has got even
+ * when a client pruned or compacted its older turns away.
+ */
+function callIdFor(anthropic: boolean, index: number, ids: ReturnType<typeof createRandom>): string {
+  const marker = `R${index.toString(36).padStart(3, '0')}`;
+  return anthropic ? `toolu_01${marker}${ids.chars(18)}` : `call_${marker}${ids.chars(20)}`;
+}
+
+const CALL_ID_MARKER = /^(?:call_|toolu_01)R([0-9a-z]{3})/;
+
+/**
+ * How many assistant turns the conversation has had: the assistant messages it holds, or one past
+ * the newest scripted reply a tool-call id names, whichever is larger. A pruned or compacted
+ * conversation keeps its newest turn, so its progress through the script never goes backwards.
+ */
+function assistantTurnsOf(messages: unknown[]): number {
+  let count = 0;
+  let progress = 0;
+  for (const message of messages) {
+    if (!isRecord(message) || message.role !== 'assistant') continue;
+    count++;
+    const ids: unknown[] = [];
+    if (Array.isArray(message.tool_calls))
+      for (const call of message.tool_calls) if (isRecord(call)) ids.push(call.id);
+    if (Array.isArray(message.content))
+      for (const block of message.content)
+        if (isRecord(block) && block.type === 'tool_use') ids.push(block.id);
+    for (const id of ids) {
+      const match = typeof id === 'string' ? CALL_ID_MARKER.exec(id) : null;
+      if (match) progress = Math.max(progress, Number.parseInt(match[1] as string, 36) + 1);
+    }
+  }
+  return Math.max(count, progress);
 }
