@@ -1,3 +1,9 @@
+import type { SilentTruncationNotice } from '../budget/detect-silent-truncation.js';
+import type { SchemaFloorNotice } from '../schemas/index.js';
+
+/** Something the caller should show the user: a schema floor crowding the window, a silent truncation. */
+export type ManagerNotice = SchemaFloorNotice | SilentTruncationNotice;
+
 /** Events a {@link ContextWindowManager} emits to observers, named noun-verb. */
 export type ManagerEvent =
   | {
@@ -10,4 +16,5 @@ export type ManagerEvent =
       anchored: boolean;
     }
   | { type: 'prune'; droppedTurns: number; before: number; after: number; budget: number }
-  | { type: 'calibrate'; factor: number; reported: number; raw: number };
+  | { type: 'calibrate'; factor: number; reported: number; raw: number }
+  | { type: 'notice'; notice: ManagerNotice };

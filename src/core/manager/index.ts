@@ -10,4 +10,4 @@ export {
   type ManagerState,
   type UsageReport,
 } from './context-window-manager.js';
-export type { ManagerEvent } from './events.js';
+export type { ManagerEvent, ManagerNotice } from './events.js';
