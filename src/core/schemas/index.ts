@@ -10,6 +10,7 @@ export {
   measureSchemaFloor,
   type SchemaFloor,
   type SchemaSource,
+  toolEstimate,
 } from './measure-schema-floor.js';
 export {
   describeSources,

@@ -3,7 +3,7 @@
  * The tool-schema floor: what every request carries before the conversation starts (tool schemas
  * and system messages), attributed to where each tool comes from.
  */
-import { estimateMessage, estimateTools, type TokenCounter } from '../tokens/index.js';
+import { estimateMessage, estimateTools, TOOL_BLOCK_OVERHEAD, type TokenCounter } from '../tokens/index.js';
 import type { Message, ToolDefinition } from '../transcript/index.js';
 
 /** The source of tools without a `source`: passed in by the caller. */
@@ -38,10 +38,15 @@ export interface MeasureSchemaFloorOptions {
   counter: TokenCounter;
   /** Raw estimate of one message (a cached lookup in the manager); default: estimated with `counter`. */
   messageEstimate?: (message: Message) => number;
-  /** Raw estimate of one tool (a cached lookup); default: estimated with `counter`. */
+  /** Raw estimate of one tool without the once-per-request tool block (a cached lookup); default: {@link toolEstimate}. */
   toolEstimate?: (tool: ToolDefinition) => number;
   /** The tokenizer ratio (default 1). */
   ratio?: number;
+}
+
+/** Raw estimate of one tool definition in a list: its schema and envelope, without the list's frame. */
+export function toolEstimate(tool: ToolDefinition, counter: TokenCounter): number {
+  return estimateTools([tool], counter).total - TOOL_BLOCK_OVERHEAD;
 }
 
 /**
@@ -57,13 +62,13 @@ export function measureSchemaFloor({
   messages = [],
   counter,
   messageEstimate = (message) => estimateMessage(message, counter).total,
-  toolEstimate = (tool) => estimateTools([tool], counter).total,
+  toolEstimate: estimateOne = (tool) => toolEstimate(tool, counter),
   ratio = 1,
 }: MeasureSchemaFloorOptions): SchemaFloor {
   const bySource = new Map<string, { tools: number; raw: number }>();
   let toolRaw = 0;
   for (const tool of tools) {
-    const raw = toolEstimate(tool);
+    const raw = estimateOne(tool);
     toolRaw += raw;
     const source = tool.source ?? CALLER_SOURCE;
     const entry = bySource.get(source) ?? { tools: 0, raw: 0 };
@@ -71,6 +76,8 @@ export function measureSchemaFloor({
     entry.raw += raw;
     bySource.set(source, entry);
   }
+  // The frame around the tool list is paid once per request, by no source in particular.
+  if (tools.length > 0) toolRaw += TOOL_BLOCK_OVERHEAD;
   let systemRaw = 0;
   for (const message of messages) {
     if (message.role !== 'system') continue;

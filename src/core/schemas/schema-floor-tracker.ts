@@ -3,9 +3,9 @@
  * The schema floor across the sends of one run: the tokenizer ratio learned from usage, per-tool
  * estimates computed once, and notices raised once per escalation level.
  */
-import { estimateTools, type TokenCounter } from '../tokens/index.js';
+import type { TokenCounter } from '../tokens/index.js';
 import type { Message, ToolDefinition } from '../transcript/index.js';
-import { measureSchemaFloor, type SchemaFloor } from './measure-schema-floor.js';
+import { measureSchemaFloor, type SchemaFloor, toolEstimate } from './measure-schema-floor.js';
 import {
   SCHEMA_FLOOR_LEVELS,
   type SchemaFloorLevel,
@@ -76,7 +76,7 @@ export class SchemaFloorTracker {
       toolEstimate: (tool) => {
         let raw = cache.get(tool);
         if (raw === undefined) {
-          raw = estimateTools([tool], counter).total;
+          raw = toolEstimate(tool, counter);
           cache.set(tool, raw);
         }
         return raw;

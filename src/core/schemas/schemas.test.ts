@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEstimator, estimateTools } from '../tokens/index.js';
+import { createEstimator, estimateTools, TOOL_BLOCK_OVERHEAD } from '../tokens/index.js';
 import type { Message, ToolDefinition } from '../transcript/index.js';
 import { CALLER_SOURCE, measureSchemaFloor } from './measure-schema-floor.js';
 import { describeSources, formatTokens, schemaFloorLevel, schemaFloorNotice } from './schema-floor-notice.js';
@@ -41,7 +41,9 @@ describe('measureSchemaFloor', () => {
       ['builtin', 1],
       [CALLER_SOURCE, 1],
     ]);
-    expect(floor.sources[0]?.tokens).toBe(estimateTools(tools.slice(0, 2), counter).total);
+    expect(floor.sources[0]?.tokens).toBe(
+      estimateTools(tools.slice(0, 2), counter).total - TOOL_BLOCK_OVERHEAD,
+    );
     expect(floor.toolTokens).toBe(estimateTools(tools, counter).total);
     expect(floor.systemTokens).toBeGreaterThan(0);
     expect(floor.tokens).toBe(floor.toolTokens + floor.systemTokens);
