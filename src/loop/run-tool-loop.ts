@@ -119,7 +119,7 @@ const SYNTHESIS_NOTE =
  * if (result.reason === 'context_truncated') console.error(result.message);
  */
 export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResult> {
-  const { client, manager, tools = [], maxIterations = 20, signal, onEvent, store, sessionId } = options;
+  const { manager, tools = [], maxIterations = 20, signal, onEvent, store, sessionId } = options;
   const state: LoopState = options.resume
     ? structuredClone(options.resume)
     : createLoopState(options.messages ?? []);

@@ -166,7 +166,11 @@ async function readStream(response: Response, { signal, onEvent }: SendOptions):
     for (const part of (delta.tool_calls as Array<Record<string, unknown>> | undefined) ?? []) {
       const index = typeof part.index === 'number' ? part.index : calls.length;
       const fn = (part.function ?? {}) as Record<string, unknown>;
-      const call = (calls[index] ??= { id: '', name: '', arguments: '' });
+      let call = calls[index];
+      if (!call) {
+        call = { id: '', name: '', arguments: '' };
+        calls[index] = call;
+      }
       if (typeof part.id === 'string' && part.id !== '') call.id = part.id;
       if (typeof fn.name === 'string') call.name += fn.name;
       const argumentsDelta = typeof fn.arguments === 'string' ? fn.arguments : '';
