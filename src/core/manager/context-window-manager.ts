@@ -223,7 +223,12 @@ export class ContextWindowManager {
     const notices: ManagerNotice[] = [];
     if (schema.notice) {
       notices.push(schema.notice);
-      this.#emit({ type: 'notice', notice: schema.notice });
+      this.#emit({
+        type: 'notice',
+        level: schema.notice.level,
+        message: schema.notice.message,
+        notice: schema.notice,
+      });
     }
     const fixedRaw = tools.total + REQUEST_OVERHEAD;
     const full = cache.request(request);
@@ -374,7 +379,7 @@ export class ContextWindowManager {
       this.learnWindow(last.model, check.window);
     const notice = silentTruncationNotice({ check, model: last.model, learned: this.#learned !== before });
     last.anchor = undefined;
-    this.#emit({ type: 'notice', notice });
+    this.#emit({ type: 'notice', level: notice.level, message: notice.message, notice });
     return notice;
   }
 

@@ -17,4 +17,5 @@ export type ManagerEvent =
     }
   | { type: 'prune'; droppedTurns: number; before: number; after: number; budget: number }
   | { type: 'calibrate'; factor: number; reported: number; raw: number }
-  | { type: 'notice'; notice: ManagerNotice };
+  /** `level` and `message` repeat the notice's, in the shape of the tool loop's own `notice` event. */
+  | { type: 'notice'; level: ManagerNotice['level']; message: string; notice: ManagerNotice };
