@@ -1,0 +1,76 @@
+/**
+ * @module
+ * The text of each compression level. Pure functions of the original text, the recall id and the
+ * description, so the same result always renders to the same bytes.
+ */
+import type { CompressedLevel } from './compression-state.js';
+import { formatCount } from './format-count.js';
+
+/** Lines the `truncated` level keeps from the start and from the end of an output. */
+export const TRUNCATED_HEAD_LINES = 12;
+export const TRUNCATED_TAIL_LINES = 6;
+/** A kept line longer than this is cut (minified code, one-line JSON). */
+export const MAX_KEPT_LINE_CHARS = 240;
+
+/** What a placeholder says about the result it stands for. */
+export interface RenderInput {
+  /** The original result text. */
+  text: string;
+  recallId: number;
+  /** `read_file src/app.ts`. */
+  description: string;
+  /** Tokens of a text, for the figures placeholders state. */
+  count: (text: string) => number;
+  /** Why the result may go first (a later edit of the same path). */
+  staleBecause?: string;
+}
+
+function cutLine(line: string): string {
+  return line.length <= MAX_KEPT_LINE_CHARS ? line : `${line.slice(0, MAX_KEPT_LINE_CHARS - 1)}…`;
+}
+
+function cutMarker(lines: number, tokens: number, recallId: number): string {
+  const what = lines === 1 ? '1 line' : `${formatCount(lines)} lines`;
+  return `[… ${what} cut (${formatCount(tokens)} tokens) · recall #${recallId}]`;
+}
+
+/** Keeps the head and tail lines around a marker; `undefined` when that would not be shorter. */
+function keepEnds(input: RenderInput, head: number, tail: number): string | undefined {
+  const lines = input.text.split('\n');
+  if (lines.length <= head + tail) {
+    const capped = lines.map(cutLine);
+    if (capped.every((line, index) => line === lines[index])) return undefined;
+    const cut = input.text.length - capped.join('\n').length;
+    return `${capped.join('\n')}\n[… ${formatCount(cut)} characters cut from long lines · recall #${input.recallId}]`;
+  }
+  const kept = [...lines.slice(0, head), ...lines.slice(lines.length - tail)];
+  const cutText = lines.slice(head, lines.length - tail).join('\n');
+  const parts = [
+    ...lines.slice(0, head).map(cutLine),
+    cutMarker(lines.length - kept.length, input.count(cutText), input.recallId),
+    ...lines.slice(lines.length - tail).map(cutLine),
+  ];
+  const rendered = parts.join('\n');
+  return rendered.length < input.text.length ? rendered : undefined;
+}
+
+/**
+ * The text of `level` for one result, or `undefined` when that level would not make it shorter (a
+ * short output has nothing to truncate). `elided` always renders: one line naming the tool, what it
+ * worked on and the size of what is left out (`[elided #41: read_file src/app.ts, 3,210 tokens]`).
+ *
+ * @example
+ * renderLevel('elided', { text, recallId: 41, description: 'read_file src/app.ts', count });
+ */
+export function renderLevel(level: CompressedLevel, input: RenderInput): string | undefined {
+  switch (level) {
+    case 'truncated':
+      return keepEnds(input, TRUNCATED_HEAD_LINES, TRUNCATED_TAIL_LINES);
+    case 'outline':
+      return keepEnds(input, 1, 1);
+    case 'elided': {
+      const stale = input.staleBecause === undefined ? '' : `; ${input.staleBecause}`;
+      return `[elided #${input.recallId}: ${input.description}, ${formatCount(input.count(input.text))} tokens${stale}]`;
+    }
+  }
+}
