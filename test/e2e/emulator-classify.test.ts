@@ -17,11 +17,11 @@ afterAll(async () => {
   await Promise.all(running.map((emulator) => emulator.close()));
 });
 
-const WINDOW = 400;
+const WINDOW = 4_000;
 const words = (count: number) => 'token '.repeat(count);
-/** A prompt that fits the 400-token window (about 180 tokens) and one that does not (about 520). */
-const FITS = 160;
-const OVER = 500;
+/** A prompt that fits the 4,000-token window (about 1,620 tokens) and one that does not (about 5,020). */
+const FITS = 1_600;
+const OVER = 5_000;
 
 interface Case {
   name: string;
@@ -50,8 +50,8 @@ const cases: Case[] = [
     name: 'openai budget',
     options: { profile: 'openai', contextLength: WINDOW },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'anthropic output cap',
@@ -71,15 +71,15 @@ const cases: Case[] = [
     name: 'anthropic budget',
     options: { profile: 'anthropic', contextLength: WINDOW },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'vllm v3 budget',
     options: { profile: 'vllm', contextLength: WINDOW },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 300 + 1, output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 3_000 + 1, output: 3_000 },
   },
   {
     name: 'vllm v3 context',
@@ -91,15 +91,15 @@ const cases: Case[] = [
     name: 'vllm v3 max_tokens over the window',
     options: { profile: 'vllm', contextLength: WINDOW },
     words: 5,
-    maxTokens: 500,
-    expected: { kind: 'output_cap', output: 500 },
+    maxTokens: 5_000,
+    expected: { kind: 'output_cap', output: 5_000 },
   },
   {
     name: 'vllm v2 budget',
     options: { profile: 'vllm', contextLength: WINDOW, wording: 'v2' },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 300 + 1, output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 3_000 + 1, output: 3_000 },
   },
   {
     name: 'vllm v2 context',
@@ -111,8 +111,8 @@ const cases: Case[] = [
     name: 'vllm v1 budget',
     options: { profile: 'vllm', contextLength: WINDOW, wording: 'v1' },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'vllm v1 context',
@@ -124,8 +124,8 @@ const cases: Case[] = [
     name: 'vllm v0 budget',
     options: { profile: 'vllm', contextLength: WINDOW, wording: 'v0' },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'vllm v0 context',
@@ -138,8 +138,8 @@ const cases: Case[] = [
     name: 'sglang budget',
     options: { profile: 'vllm', contextLength: WINDOW, wording: 'sglang' },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'sglang context',
@@ -151,15 +151,15 @@ const cases: Case[] = [
     name: 'sglang output cap',
     options: { profile: 'vllm', contextLength: WINDOW, wording: 'sglang' },
     words: 5,
-    maxTokens: 500,
-    expected: { kind: 'output_cap', output: 500 },
+    maxTokens: 5_000,
+    expected: { kind: 'output_cap', output: 5_000 },
   },
   {
     name: 'litellm over vllm v3 budget',
     options: { profile: 'litellm-vllm', contextLength: WINDOW },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 300 + 1, output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: WINDOW - 3_000 + 1, output: 3_000 },
   },
   {
     name: 'litellm over vllm v2 context',
@@ -171,8 +171,8 @@ const cases: Case[] = [
     name: 'litellm over sglang budget',
     options: { profile: 'litellm-vllm', contextLength: WINDOW, wording: 'sglang' },
     words: FITS,
-    maxTokens: 300,
-    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 300 },
+    maxTokens: 3_000,
+    expected: { kind: 'budget', window: WINDOW, input: 'prompt', output: 3_000 },
   },
   {
     name: 'llamacpp context',
