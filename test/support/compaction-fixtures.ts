@@ -51,12 +51,11 @@ export function recordingSummarizer(
   requests: ChatRequest[];
 } {
   const requests: ChatRequest[] = [];
-  const summarize = (async (request: ChatRequest) => {
+  const summarize: Summarizer = async (request) => {
     requests.push(request);
     return { text, usage: { promptTokens: 100, completionTokens: 20 } };
-  }) as Summarizer & { requests: ChatRequest[] };
-  summarize.requests = requests;
-  return summarize;
+  };
+  return Object.assign(summarize, { requests });
 }
 
 /** An error shaped like a provider rejection (status and body), as `classifyOverflow` reads it. */
