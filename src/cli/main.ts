@@ -8,6 +8,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
   fit: async () => (await import('./commands/fit.js')).fitCommand,
   emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
+  limits: async () => (await import('./commands/limits.js')).limitsCommand,
 };
 
 const USAGE = `headroom — keep LLM agent loops inside the context window
