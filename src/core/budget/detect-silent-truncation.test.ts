@@ -29,7 +29,10 @@ describe('detectSilentTruncation', () => {
   });
 
   it('flags a prompt that grew by tool results but was reported smaller than before', () => {
-    const check = detectSilentTruncation({ reported: 3_100, anchor: { reported: 3_800, appendedRaw: 2_400 } });
+    const check = detectSilentTruncation({
+      reported: 3_100,
+      anchor: { reported: 3_800, appendedRaw: 2_400 },
+    });
     expect(check.truncated).toBe(true);
     expect(check.expectedAtLeast).toBe(3_800 + 2_400 / MAX_OVERCOUNT_RATIO);
   });
@@ -38,7 +41,9 @@ describe('detectSilentTruncation', () => {
     expect(
       detectSilentTruncation({ reported: 3_790, anchor: { reported: 3_800, appendedRaw: 100 } }).truncated,
     ).toBe(false);
-    expect(detectSilentTruncation({ reported: 4_400, anchor: { reported: 3_800, appendedRaw: 2_400 } })).toEqual({
+    expect(
+      detectSilentTruncation({ reported: 4_400, anchor: { reported: 3_800, appendedRaw: 2_400 } }),
+    ).toEqual({
       truncated: false,
       reported: 4_400,
       expectedAtLeast: 4_400,
