@@ -50,7 +50,7 @@ export interface CompressToolOutputsOptions {
   fixed?: number;
   /** The calibration factor raw estimates are multiplied by (default 1). */
   factor?: number;
-  /** Tokens of a text, for the figures placeholders state. */
+  /** Tokens of a text, for the part of a result a truncation keeps. */
   count: (text: string) => number;
   /** `elided`: stub every eligible result, whatever the pressure (the recovery chain's forced prune). */
   force?: 'elided';
@@ -162,6 +162,7 @@ export function compressToolOutputs(options: CompressToolOutputsOptions): Compre
     const recallId = existing?.recallId ?? nextRecallId;
     const text = renderLevel(level, {
       text: contentText(original.content),
+      tokens: estimateOf(original),
       recallId,
       description: site ? describeToolCall(site.call) : `tool result ${id}`,
       count,

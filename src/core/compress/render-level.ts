@@ -19,7 +19,9 @@ export interface RenderInput {
   recallId: number;
   /** `read_file src/app.ts`. */
   description: string;
-  /** Tokens of a text, for the figures placeholders state. */
+  /** Tokens of the whole original (its estimate), for the figures placeholders state. */
+  tokens: number;
+  /** Tokens of a text, for the part a truncation keeps. */
   count: (text: string) => number;
   /** Why the result may go first (a later edit of the same path). */
   staleBecause?: string;
@@ -43,13 +45,11 @@ function keepEnds(input: RenderInput, head: number, tail: number): string | unde
     const cut = input.text.length - capped.join('\n').length;
     return `${capped.join('\n')}\n[… ${formatCount(cut)} characters cut from long lines · recall #${input.recallId}]`;
   }
-  const kept = [...lines.slice(0, head), ...lines.slice(lines.length - tail)];
-  const cutText = lines.slice(head, lines.length - tail).join('\n');
-  const parts = [
-    ...lines.slice(0, head).map(cutLine),
-    cutMarker(lines.length - kept.length, input.count(cutText), input.recallId),
-    ...lines.slice(lines.length - tail).map(cutLine),
-  ];
+  const first = lines.slice(0, head).map(cutLine);
+  const last = lines.slice(lines.length - tail).map(cutLine);
+  // What was cut, in tokens: the whole minus what is kept (no second pass over a long output).
+  const cutTokens = Math.max(0, input.tokens - input.count([...first, ...last].join('\n')));
+  const parts = [...first, cutMarker(lines.length - head - tail, cutTokens, input.recallId), ...last];
   const rendered = parts.join('\n');
   return rendered.length < input.text.length ? rendered : undefined;
 }
@@ -70,7 +70,7 @@ export function renderLevel(level: CompressedLevel, input: RenderInput): string 
       return keepEnds(input, 1, 1);
     case 'elided': {
       const stale = input.staleBecause === undefined ? '' : `; ${input.staleBecause}`;
-      return `[elided #${input.recallId}: ${input.description}, ${formatCount(input.count(input.text))} tokens${stale}]`;
+      return `[elided #${input.recallId}: ${input.description}, ${formatCount(input.tokens)} tokens${stale}]`;
     }
   }
 }

@@ -30,6 +30,7 @@ describe('ContextWindowManager', () => {
     const events: ManagerEvent[] = [];
     const manager = new ContextWindowManager({
       contextLength: 4_000,
+      compress: false,
       onEvent: (event) => events.push(event),
     });
     const messages = [...head, ...turn(1, 200), ...turn(2, 200), ...turn(3, 10)];

@@ -11,8 +11,16 @@ import {
   type LearnedWindows,
   learnWindow,
 } from '../budget/index.js';
+import { type CompactionResult, compactTranscript, type RecallSpan } from '../compact/index.js';
+import {
+  applyCompression,
+  type CompressionState,
+  compressToolOutputs,
+  createCompressionState,
+  parseCompressionState,
+  type RenderMemo,
+} from '../compress/index.js';
 import { ContextTruncatedError, HeadroomError } from '../errors/index.js';
-import { pruneTurns } from '../prune/index.js';
 import { describeSources, SchemaFloorTracker, type SchemaSource } from '../schemas/index.js';
 import {
   applyCalibration,
@@ -31,9 +39,14 @@ import {
   type ChatRequest,
   type Message,
   splitTurns,
+  type UserMessage,
   validatePairing,
 } from '../transcript/index.js';
+import { compressStep } from './compress-step.js';
 import type { ManagerEvent, ManagerNotice } from './events.js';
+import type { ManagerCompactOptions, RequestMeasure } from './manager-options.js';
+import { recallSpans } from './placeholders.js';
+import { pruneWithMarker } from './prune-with-marker.js';
 
 /** Options of a {@link ContextWindowManager}. */
 export interface ContextWindowManagerOptions {
@@ -60,6 +73,11 @@ export interface ContextWindowManagerOptions {
    * cut the prompt to its window and answered 200, as Ollama does) and learns the window (default true).
    */
   detectSilentTruncation?: boolean;
+  /**
+   * Whether `fit` compresses old tool results under pressure (default true): sticky levels, oldest
+   * first, the newest tool run always full (see `compressToolOutputs`).
+   */
+  compress?: boolean;
 }
 
 /** A fitted request and what fitting it did. */
@@ -83,6 +101,13 @@ export interface FitResult {
   anchored: boolean;
   /** Notices this fit raised (a tool-schema floor crossing a level), also sent as `notice` events. */
   notices: ManagerNotice[];
+  /** Tool results whose compression level went up in this fit. */
+  compressed: number;
+  /**
+   * The spans behind every placeholder in the fitted request (compressed results, pruned turns), for
+   * the `recall` tool.
+   */
+  recall: RecallSpan[];
 }
 
 /** What the provider reported about the last request. */
@@ -96,6 +121,10 @@ export interface UsageReport {
 export interface ManagerState {
   calibration: Calibration;
   learnedWindows: LearnedWindows;
+  /** Sticky compression levels and recall ids (always present in `manager.state`). */
+  compression?: CompressionState;
+  /** Output caps learned from `output_cap` overflows, by model (always present in `manager.state`). */
+  learnedOutputCaps?: Readonly<Record<string, number>>;
 }
 
 interface SentRequest {
@@ -134,6 +163,12 @@ export class ContextWindowManager {
   #head: readonly Message[] | undefined;
   #headKey: string | undefined;
   #last: SentRequest | undefined;
+  /** The last request the provider counted: an anchor that survives a failed send of its extension. */
+  #observed: SentRequest | undefined;
+  #compression: CompressionState = createCompressionState();
+  #learnedCaps: Readonly<Record<string, number>> = {};
+  readonly #renders: RenderMemo = new WeakMap();
+  readonly #markers = new Map<string, UserMessage>();
   readonly #schemaFloor = new SchemaFloorTracker();
   readonly #listeners = new Set<(event: ManagerEvent) => void>();
 
@@ -154,21 +189,34 @@ export class ContextWindowManager {
     this.#calibration = createCalibration({ seed: options.calibrationSeed });
   }
 
-  /** The calibration and learned windows, for suspend / resume. */
+  /** The calibration, learned windows and output caps, and compression levels, for suspend / resume. */
   get state(): ManagerState {
-    return { calibration: this.#calibration, learnedWindows: this.#learned };
+    return {
+      calibration: this.#calibration,
+      learnedWindows: this.#learned,
+      compression: this.#compression,
+      learnedOutputCaps: this.#learnedCaps,
+    };
   }
 
-  /** Restores state saved from {@link state}. */
+  /** Restores state saved from {@link state}. A state without compression starts with none. */
   restore(state: ManagerState): void {
     this.#calibration = { ...state.calibration };
     this.#learned = { ...state.learnedWindows };
+    this.#compression = parseCompressionState(state.compression);
+    this.#learnedCaps = { ...state.learnedOutputCaps };
+  }
+
+  /** The model the manager was configured with (requests may name their own). */
+  get model(): string | undefined {
+    return this.#options.model;
   }
 
   /** Forgets the run: calibration back to its seed, no anchor. Learned windows stay (they are facts about the server). */
   reset(): void {
     this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
     this.#last = undefined;
+    this.#observed = undefined;
     this.#head = undefined;
     this.#headKey = undefined;
     this.#schemaFloor.resetNotices();
@@ -197,6 +245,21 @@ export class ContextWindowManager {
   windowFor(model: string | undefined): number | undefined {
     const learned = model === undefined ? undefined : this.#learned[model];
     return learned ?? this.#options.contextLength;
+  }
+
+  /** Records an output cap an `output_cap` overflow stated for `model`; caps are only ever lowered. */
+  learnOutputCap(model: string, cap: number): void {
+    if (!Number.isInteger(cap) || cap <= 0) return;
+    const current = this.#learnedCaps[model];
+    if (current === undefined || cap < current) this.#learnedCaps = { ...this.#learnedCaps, [model]: cap };
+  }
+
+  /** The output cap in force for a model: the smaller of the configured and the learned one. */
+  outputCapFor(model: string | undefined): number | undefined {
+    const learned = model === undefined ? undefined : this.#learnedCaps[model];
+    const configured = this.#options.outputCap;
+    if (learned === undefined) return configured;
+    return configured === undefined ? learned : Math.min(configured, learned);
   }
 
   /**
@@ -231,26 +294,50 @@ export class ContextWindowManager {
       });
     }
     const fixedRaw = tools.total + REQUEST_OVERHEAD;
-    const full = cache.request(request);
-    const anchor = this.#anchorFor(request, cache);
-    const fullEstimate = anchor ?? applyCalibration(this.#calibration, full.total);
+    // Step 5: stored compression levels always apply; new ones only under pressure.
+    const step = compressStep({
+      request,
+      cache,
+      budget,
+      fixedRaw,
+      calibration: this.#calibration,
+      state: this.#compression,
+      memo: this.#renders,
+      enabled: this.#options.compress !== false,
+      anchorFor: (rendered) => this.#anchorFor(rendered, cache),
+    });
+    this.#compression = step.state;
+    if (step.escalated > 0)
+      this.#emit({
+        type: 'compress',
+        escalated: step.escalated,
+        before: step.current.estimate,
+        after: step.after.estimate,
+        budget,
+      });
+    const compressed = step.after;
+    const { anchor, breakdown: full } = compressed;
+    const escalated = step.escalated;
+    const fullEstimate = compressed.estimate;
 
-    let messages = request.messages;
+    let messages = compressed.messages;
     let droppedTurns = 0;
     let estimate = fullEstimate;
     let breakdown = full;
+    let pruned: { recallId: number; messages: Message[]; start: number; end: number } | undefined;
     if (fullEstimate > budget) {
-      const factor = this.#calibration.factor;
-      const segmentation = splitTurns(request.messages);
-      // Pruning works on raw estimates against the budget divided by the factor, so that its
-      // additive arithmetic and the calibrated comparison agree exactly.
-      const result = pruneTurns({
-        messages: request.messages,
+      const segmentation = splitTurns(messages);
+      const result = pruneWithMarker({
+        messages,
         segmentation,
-        estimateOf: (message) => cache.message(message).total,
-        fixed: fixedRaw,
-        budget: Math.floor(budget / factor),
+        cache,
+        fixedRaw,
+        budget,
+        calibration: this.#calibration,
+        state: this.#compression,
+        markers: this.#markers,
       });
+      this.#compression = result.state;
       estimate = applyCalibration(this.#calibration, result.estimate);
       if (!result.fits || estimate > budget) {
         const schemaTokens = applyCalibration(this.#calibration, tools.total);
@@ -259,6 +346,16 @@ export class ContextWindowManager {
           truncatedMessage({ ...details, messages: result.messages.length, sources: schema.floor.sources }),
           details,
         );
+      }
+      if (result.marker) {
+        const start = segmentation.head.end;
+        const end = start + result.droppedIndices.length;
+        pruned = {
+          recallId: result.marker.recallId,
+          messages: request.messages.slice(start, end),
+          start,
+          end,
+        };
       }
       messages = result.messages;
       droppedTurns = result.droppedTurns;
@@ -278,7 +375,7 @@ export class ContextWindowManager {
     const maxTokens = clampOutputTokens({
       window,
       promptEstimate: estimate,
-      outputCap: this.#options.outputCap,
+      outputCap: this.outputCapFor(model),
       requested: request.maxTokens,
       mode: this.#options.clamp,
     });
@@ -319,6 +416,13 @@ export class ContextWindowManager {
       breakdown,
       anchored: anchor !== undefined && droppedTurns === 0,
       notices,
+      compressed: escalated,
+      recall: recallSpans({
+        messages: request.messages,
+        kept: (index) => pruned === undefined || index < pruned.start || index >= pruned.end,
+        state: this.#compression,
+        ...(pruned ? { pruned } : {}),
+      }),
     };
     this.#emit({
       type: 'fit',
@@ -350,6 +454,7 @@ export class ContextWindowManager {
       raw: last.raw,
     });
     last.anchor = usage.promptTokens;
+    this.#observed = last;
     if (this.#calibration.factor !== before)
       this.#emit({
         type: 'calibrate',
@@ -379,8 +484,136 @@ export class ContextWindowManager {
       this.learnWindow(last.model, check.window);
     const notice = silentTruncationNotice({ check, model: last.model, learned: this.#learned !== before });
     last.anchor = undefined;
+    if (this.#observed === last) this.#observed = undefined;
     this.#emit({ type: 'notice', level: notice.level, message: notice.message, notice });
     return notice;
+  }
+
+  /**
+   * The estimate of a request as `fit` would compare it to the budget, without fitting it: the stored
+   * compression levels applied, nothing new compressed or pruned, no provider-count anchor. Recovery
+   * uses it to check candidates.
+   */
+  measure(request: ChatRequest): RequestMeasure {
+    const model = request.model ?? this.#options.model;
+    const cache = this.#cacheFor(model);
+    const { budget, window, reserve } = this.#budget(model, request.maxTokens);
+    const messages = applyCompression({
+      messages: request.messages,
+      state: this.#compression,
+      memo: this.#renders,
+    });
+    const raw = cache.request({ messages: messages as Message[], tools: request.tools }).total;
+    return {
+      estimate: applyCalibration(this.#calibration, raw),
+      budget,
+      window,
+      reserve,
+      schemaTokens: applyCalibration(this.#calibration, cache.tools(request.tools).total),
+    };
+  }
+
+  /**
+   * Stubs every tool result outside the newest run (`level: 'elided'`), whatever the pressure: the
+   * recovery chain's forced prune. Sticky like every level; returns the tool-call ids it escalated.
+   */
+  compress({ request }: { request: ChatRequest; level?: 'elided' }): { escalated: string[] } {
+    const model = request.model ?? this.#options.model;
+    const cache = this.#cacheFor(model);
+    const before = this.measure(request);
+    const result = compressToolOutputs({
+      messages: request.messages,
+      state: this.#compression,
+      budget: before.budget,
+      estimate: before.estimate,
+      estimateOf: (message) => cache.message(message).total,
+      factor: this.#calibration.factor,
+      count: (text) => cache.counter.count(text),
+      force: 'elided',
+      memo: this.#renders,
+    });
+    this.#compression = result.state;
+    if (result.escalated.length > 0)
+      this.#emit({
+        type: 'compress',
+        escalated: result.escalated.length,
+        before: before.estimate,
+        after: this.measure(request).estimate,
+        budget: before.budget,
+      });
+    return { escalated: result.escalated };
+  }
+
+  /**
+   * Compacts a history now (a manual `/compact`, or a recovery step): `compactTranscript` with this
+   * manager's window, budget, calibrated estimate and recall ids. A window a summary request's
+   * overflow stated is learned; a successful compaction continues the run (its calibration stays).
+   * Write `result.removed` to the store (`applyCompaction`) and continue with `result.messages`.
+   *
+   * @example
+   * const result = await manager.compact({ messages: history, summarize, tools });
+   * if (result.ok) history = result.messages;
+   */
+  async compact(options: ManagerCompactOptions): Promise<CompactionResult> {
+    const model = options.model ?? this.#options.model;
+    const cache = this.#cacheFor(model);
+    const { budget, window } = this.#budget(model, options.maxTokens);
+    const recallId = this.#compression.nextRecallId;
+    const result = await compactTranscript({
+      messages: options.messages,
+      tools: options.tools ?? [],
+      ...(model === undefined ? {} : { model }),
+      ...(options.format === undefined ? {} : { format: options.format }),
+      ...(options.summarize === undefined ? {} : { summarize: options.summarize }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: options.summaryMaxTokens }),
+      ...(options.keepTurns === undefined ? {} : { keepTurns: options.keepTurns }),
+      window,
+      budget,
+      recallId,
+      estimate: (request) =>
+        applyCalibration(
+          this.#calibration,
+          cache.request({
+            messages: applyCompression({
+              messages: request.messages,
+              state: this.#compression,
+              memo: this.#renders,
+            }) as Message[],
+            tools: request.tools as ChatRequest['tools'],
+          }).total,
+        ),
+    });
+    if (result.summary !== undefined)
+      this.#compression = {
+        ...this.#compression,
+        nextRecallId: Math.max(this.#compression.nextRecallId, recallId + 1),
+      };
+    if (result.learnedWindow !== undefined && model !== undefined)
+      this.learnWindow(model, result.learnedWindow);
+    if (result.ok && result.messages !== undefined) this.rebase({ messages: result.messages });
+    return result;
+  }
+
+  /** Takes the next recall id, for a placeholder made outside the manager (a hard truncation marker). */
+  nextRecallId(): number {
+    const id = this.#compression.nextRecallId;
+    this.#compression = { ...this.#compression, nextRecallId: id + 1 };
+    return id;
+  }
+
+  /**
+   * Tells the manager that `messages` replace the run's history (after a compaction or a truncation
+   * that may have changed the head): the run continues with its calibration and learned limits; the
+   * provider-count anchor is dropped, since the prefix it counted is gone.
+   */
+  rebase({ messages }: { messages: readonly Message[] }): void {
+    const { head } = splitTurns(messages);
+    const headMessages = messages.slice(head.start, head.end);
+    this.#head = headMessages;
+    this.#headKey = headMessages.map(contentKey).join('\n');
+    this.#last = undefined;
+    this.#observed = undefined;
   }
 
   #cacheFor(model: string | undefined): EstimateCache {
@@ -397,7 +630,7 @@ export class ContextWindowManager {
   #budget(model: string | undefined, maxTokens: number | undefined): Budget {
     return computeBudget({
       contextLength: this.windowFor(model),
-      outputCap: this.#options.outputCap,
+      outputCap: this.outputCapFor(model),
       maxTokens,
       reserve: this.#options.reserve,
       safetyRatio: this.#options.safetyRatio,
@@ -406,7 +639,8 @@ export class ContextWindowManager {
 
   /** The anchored estimate: what the provider counted for the previous request plus the appended messages. */
   #anchorFor(request: ChatRequest, cache: EstimateCache): number | undefined {
-    const last = this.#last;
+    // A send that failed (no usage came back) leaves the last counted request as the anchor.
+    const last = this.#last?.anchor !== undefined ? this.#last : this.#observed;
     if (last?.anchor === undefined || !sameItems(last.tools, request.tools)) return undefined;
     const sent = last.messages;
     if (request.messages.length < sent.length) return undefined;
@@ -423,6 +657,7 @@ export class ContextWindowManager {
     if (this.#headKey !== undefined && key !== this.#headKey) {
       this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
       this.#last = undefined;
+      this.#observed = undefined;
       this.#schemaFloor.resetNotices();
     }
     this.#head = headMessages;

@@ -17,5 +17,7 @@ export type ManagerEvent =
     }
   | { type: 'prune'; droppedTurns: number; before: number; after: number; budget: number }
   | { type: 'calibrate'; factor: number; reported: number; raw: number }
+  /** Tool results escalated to a higher compression level; estimates before and after. */
+  | { type: 'compress'; escalated: number; before: number; after: number; budget: number }
   /** `level` and `message` repeat the notice's, in the shape of the tool loop's own `notice` event. */
   | { type: 'notice'; level: ManagerNotice['level']; message: string; notice: ManagerNotice };

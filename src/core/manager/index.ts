@@ -11,3 +11,4 @@ export {
   type UsageReport,
 } from './context-window-manager.js';
 export type { ManagerEvent, ManagerNotice } from './events.js';
+export type { ManagerCompactOptions, RequestMeasure } from './manager-options.js';

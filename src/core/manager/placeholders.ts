@@ -1,0 +1,94 @@
+/**
+ * @module
+ * The placeholders `fit` leaves in a request and the recall spans behind them: compressed tool
+ * results (their original text) and the pruned turns (the messages left out).
+ */
+import type { RecallSpan } from '../compact/index.js';
+import { type CompressionState, describeToolCall, formatCount, indexToolCalls } from '../compress/index.js';
+import type { Message, UserMessage } from '../transcript/index.js';
+
+/** The text of the marker that stands where `fit` pruned whole turns. */
+export function pruneMarkerText({
+  recallId,
+  dropped,
+  turns,
+}: {
+  recallId: number;
+  dropped: number;
+  turns: number;
+}): string {
+  const what = dropped === 1 ? '1 earlier message' : `${formatCount(dropped)} earlier messages`;
+  const whole = turns === 1 ? '1 turn' : `${formatCount(turns)} turns`;
+  return `[pruned #${recallId}: ${what} (${whole}) left out to fit the window; recall #${recallId} brings them back]`;
+}
+
+/**
+ * The prune marker for `dropped` messages: the stored one when the same number was pruned before
+ * (the same bytes, so the prefix stays cacheable), else a new one with the next recall id.
+ */
+export function pruneMarker(
+  state: CompressionState,
+  { dropped, turns }: { dropped: number; turns: number },
+): { state: CompressionState; text: string; recallId: number } {
+  if (state.pruned?.dropped === dropped)
+    return { state, text: state.pruned.text, recallId: state.pruned.recallId };
+  const recallId = state.nextRecallId;
+  const text = pruneMarkerText({ recallId, dropped, turns });
+  return {
+    state: { ...state, nextRecallId: recallId + 1, pruned: { recallId, dropped, text } },
+    text,
+    recallId,
+  };
+}
+
+/** A user-role marker message, the same object for the same text. */
+export function markerMessage(cache: Map<string, UserMessage>, text: string): UserMessage {
+  let message = cache.get(text);
+  if (message === undefined) {
+    message = { role: 'user', content: text };
+    cache.clear();
+    cache.set(text, message);
+  }
+  return message;
+}
+
+/**
+ * The recall spans behind the placeholders of one fitted request: every compressed result still in
+ * it (its original message) and the pruned span, if any.
+ */
+export function recallSpans({
+  messages,
+  kept,
+  state,
+  pruned,
+}: {
+  /** The request as the caller sent it to `fit`, results in full. */
+  messages: readonly Message[];
+  /** Indices of `messages` the fitted request keeps. */
+  kept: (index: number) => boolean;
+  state: CompressionState;
+  pruned?: { recallId: number; messages: Message[] };
+}): RecallSpan[] {
+  const spans: RecallSpan[] = [];
+  const calls = indexToolCalls(messages);
+  messages.forEach((message, index) => {
+    if (message.role !== 'tool' || !kept(index)) return;
+    const entry = state.entries[message.toolCallId];
+    if (entry === undefined) return;
+    const call = calls.get(message.toolCallId)?.call;
+    spans.push({
+      id: String(entry.recallId),
+      kind: entry.level,
+      label: call ? describeToolCall(call) : `tool result ${message.toolCallId}`,
+      messages: [message],
+    });
+  });
+  if (pruned)
+    spans.push({
+      id: String(pruned.recallId),
+      kind: 'pruned',
+      label: `${pruned.messages.length} messages pruned`,
+      messages: pruned.messages,
+    });
+  return spans;
+}

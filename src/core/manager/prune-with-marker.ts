@@ -1,0 +1,70 @@
+/**
+ * @module
+ * Step 6 of `fit`: whole turns pruned, with a recallable marker where they were.
+ */
+import type { CompressionState } from '../compress/index.js';
+import { type PruneResult, pruneTurns } from '../prune/index.js';
+import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
+import type { Message, Segmentation, UserMessage } from '../transcript/index.js';
+import { markerMessage, pruneMarker, pruneMarkerText } from './placeholders.js';
+
+/**
+ * Prunes whole turns and puts a marker after the head (`[pruned #12: 14 earlier messages (7 turns)
+ * left out…]`), counted in the estimate; without the marker when only its few tokens stand between
+ * the floor and the budget. Returns the compression state with the marker's recall id taken.
+ */
+export function pruneWithMarker({
+  messages,
+  segmentation,
+  cache,
+  fixedRaw,
+  budget,
+  calibration,
+  state,
+  markers,
+}: {
+  messages: Message[];
+  segmentation: Segmentation;
+  cache: EstimateCache;
+  fixedRaw: number;
+  budget: number;
+  calibration: Calibration;
+  state: CompressionState;
+  markers: Map<string, UserMessage>;
+}): PruneResult & { marker?: { recallId: number }; state: CompressionState } {
+  // Pruning works on raw estimates against the budget divided by the factor, so that its
+  // additive arithmetic and the calibrated comparison agree exactly.
+  const prune = (extra: number) =>
+    pruneTurns({
+      messages,
+      segmentation,
+      estimateOf: (message) => cache.message(message).total,
+      fixed: fixedRaw + extra,
+      budget: Math.floor(budget / calibration.factor),
+    });
+  const fits = (result: PruneResult) =>
+    result.fits && applyCalibration(calibration, result.estimate) <= budget;
+  // The longest marker there can be, so the estimate holds whatever the counts come to.
+  const markerRaw = cache.message({
+    role: 'user',
+    content: pruneMarkerText({ recallId: 99_999_999, dropped: 99_999_999, turns: 99_999_999 }),
+  }).total;
+  const result = prune(markerRaw);
+  if (!fits(result)) {
+    const bare = prune(0);
+    return { ...(fits(bare) ? bare : result), state };
+  }
+  if (result.droppedTurns === 0) return { ...result, state };
+  const marker = pruneMarker(state, { dropped: result.droppedIndices.length, turns: result.droppedTurns });
+  const head = segmentation.head.end;
+  return {
+    ...result,
+    messages: [
+      ...result.messages.slice(0, head),
+      markerMessage(markers, marker.text),
+      ...result.messages.slice(head),
+    ],
+    marker: { recallId: marker.recallId },
+    state: marker.state,
+  };
+}
