@@ -8,6 +8,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
   fit: async () => (await import('./commands/fit.js')).fitCommand,
   emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
+  chat: async () => (await import('./commands/chat.js')).chatCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
   limits: async () => (await import('./commands/limits.js')).limitsCommand,
 };
 

@@ -1,0 +1,122 @@
+/**
+ * @module
+ * The chat's model client: OpenAI-compatible or Anthropic, with the API key from the config or the
+ * environment, and the user's overflow rows applied to every error the provider sends.
+ */
+import { classifyOverflow, type OverflowPattern } from '../core/index.js';
+import {
+  createAnthropicClient,
+  createOpenAICompatibleClient,
+  type ModelClient,
+  ProviderError,
+} from '../providers/index.js';
+
+/** Where `--base-url` points when neither the flag nor the config gives one. */
+export const DEFAULT_BASE_URLS = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+} as const;
+
+/** The wire format a base URL most likely speaks: Anthropic's own host, else Chat Completions. */
+export function formatForBaseUrl(baseUrl: string | undefined): 'openai' | 'anthropic' {
+  if (baseUrl === undefined) return 'openai';
+  try {
+    return new URL(baseUrl).hostname === 'api.anthropic.com' ? 'anthropic' : 'openai';
+  } catch {
+    return 'openai';
+  }
+}
+
+/**
+ * The API key: the config's `api_key` (written for the endpoint the config names), else
+ * `HEADROOM_API_KEY`, else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` by format. A local server needs none.
+ */
+export function resolveApiKey({
+  format,
+  configKey,
+  env = process.env,
+}: {
+  format: 'openai' | 'anthropic';
+  configKey?: string;
+  env?: NodeJS.ProcessEnv;
+}): { apiKey?: string; source: string } {
+  if (configKey) return { apiKey: configKey, source: 'config api_key' };
+  if (env.HEADROOM_API_KEY) return { apiKey: env.HEADROOM_API_KEY, source: 'HEADROOM_API_KEY' };
+  const name = format === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+  if (env[name]) return { apiKey: env[name], source: name };
+  return { source: 'none' };
+}
+
+/** A provider error classified again with the user's rows, which win over the catalog. */
+class ReclassifiedProviderError extends ProviderError {
+  constructor(original: ProviderError, overflow: ProviderError['overflow']) {
+    super(
+      original.message,
+      {
+        failure: original.failure,
+        ...(original.status === undefined ? {} : { status: original.status }),
+        headers: original.headers,
+        ...(original.body === undefined ? {} : { body: original.body }),
+      },
+      { cause: original },
+    );
+    const self = this as { overflow: ProviderError['overflow']; data: Record<string, unknown> };
+    self.overflow = overflow;
+    self.data = { ...this.data, overflow: overflow.kind };
+  }
+}
+
+/**
+ * Wraps a client so that its errors are classified with `patterns` before the catalog (the provider
+ * clients classify with the catalog alone). Without patterns the client is returned as is.
+ */
+export function withOverflowPatterns(client: ModelClient, patterns: readonly OverflowPattern[]): ModelClient {
+  if (patterns.length === 0) return client;
+  return {
+    format: client.format,
+    baseUrl: client.baseUrl,
+    async send(request, options) {
+      try {
+        return await client.send(request, options);
+      } catch (error) {
+        if (!ProviderError.isInstance(error) || error.body === undefined) throw error;
+        if (error.failure !== 'http' && error.failure !== 'stream_error') throw error;
+        const overflow = classifyOverflow({
+          ...(error.status === undefined ? {} : { status: error.status }),
+          body: error.body,
+          patterns: [...patterns],
+        });
+        if (overflow.pattern === error.overflow.pattern) throw error;
+        throw new ReclassifiedProviderError(error, overflow);
+      }
+    },
+  };
+}
+
+/** Options of {@link createChatClient}. */
+export interface CreateChatClientOptions {
+  format: 'openai' | 'anthropic';
+  baseUrl: string;
+  apiKey?: string;
+  overflowPatterns?: readonly OverflowPattern[];
+  fetch?: typeof fetch;
+}
+
+/**
+ * The client `headroom chat` talks through.
+ *
+ * @example
+ * const client = createChatClient({ format: 'openai', baseUrl: 'http://127.0.0.1:8000/v1' });
+ */
+export function createChatClient({
+  format,
+  baseUrl,
+  apiKey,
+  overflowPatterns = [],
+  fetch: fetchImpl,
+}: CreateChatClientOptions): ModelClient {
+  const common = { baseUrl, ...(apiKey ? { apiKey } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+  const client =
+    format === 'anthropic' ? createAnthropicClient(common) : createOpenAICompatibleClient(common);
+  return withOverflowPatterns(client, overflowPatterns);
+}

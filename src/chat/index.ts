@@ -1,0 +1,55 @@
+/**
+ * @module
+ * `headroom chat`: an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, with
+ * built-in file and command tools, MCP servers, a context meter, slash commands, overflow recovery
+ * and sessions persisted in the SQLite store.
+ *
+ * @example
+ * import { loadChatConfig } from '../config/chat-config.js';
+ * const bridge = createConfirmBridge();
+ * const chat = await openChatSession({ config: await loadChatConfig(), flags: { model: 'gpt-4o' }, confirm: bridge.confirm });
+ * await runInteractiveChat({ chat, confirm: bridge });
+ */
+export { createBuiltinTools } from './builtin-tools.js';
+export { type ChatPrinter, createChatPrinter } from './chat-printer.js';
+export {
+  ChatSession,
+  type ChatSessionOptions,
+  type ContextMeter,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_SYSTEM_PROMPT,
+  findSession,
+  type SendOptions,
+} from './chat-session.js';
+export { chooseReserve } from './choose-reserve.js';
+export { type CompactHistoryResult, compactHistory, digestHistory } from './compact-history.js';
+export { type ActionRequest, type ConfirmAction, unattendedConfirm } from './confirm-action.js';
+export { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
+export {
+  type CreateChatClientOptions,
+  createChatClient,
+  DEFAULT_BASE_URLS,
+  formatForBaseUrl,
+  resolveApiKey,
+  withOverflowPatterns,
+} from './create-chat-client.js';
+export { type ChatNotice, describeEvent } from './describe-event.js';
+export { createFileTools, LIST_MAX_ENTRIES, READ_MAX_CHARS, SEARCH_MAX_MATCHES } from './file-tools.js';
+export { CHAT_HELP, formatContext, formatLimits, formatMeter, formatSessions } from './format-chat.js';
+export {
+  type ChatFlags,
+  type OpenChat,
+  type OpenChatSessionOptions,
+  openChatSession,
+} from './open-chat-session.js';
+export { chatOverflowRecovery, refitAfterOverflow } from './refit-after-overflow.js';
+export { COMMAND_TIMEOUT_MS, createRunCommandTool } from './run-command-tool.js';
+export {
+  type ConfirmBridge,
+  createConfirmBridge,
+  type InteractiveChatOptions,
+  runInteractiveChat,
+} from './run-interactive-chat.js';
+export { type PrintModeOptions, resultError, runPrintMode } from './run-print-mode.js';
+export { runSlashCommand, SLASH_COMMANDS } from './run-slash-command.js';
+export { cancelledResults, syncSessionStore } from './sync-session-store.js';

@@ -1,0 +1,92 @@
+/**
+ * @module
+ * `headroom chat -p "prompt"`: one task, the answer on stdout, notices on stderr when a person is
+ * watching it, and errors as a plain line plus the JSON shape every command uses.
+ */
+import { HeadroomError, type HeadroomErrorCode } from '../core/index.js';
+import type { LoopResult } from '../loop/index.js';
+import { createChatPrinter } from './chat-printer.js';
+import { formatMeter } from './format-chat.js';
+import type { OpenChat } from './open-chat-session.js';
+
+type Stream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** The error a run that did not complete ends the command with. */
+export function resultError(result: LoopResult): HeadroomError | undefined {
+  if (result.reason === 'completed' || result.reason === 'max_iterations') return undefined;
+  const code: HeadroomErrorCode =
+    result.reason === 'context_truncated'
+      ? 'context_truncated'
+      : result.reason === 'aborted'
+        ? 'aborted'
+        : 'provider_error';
+  const cause = result.error;
+  if (HeadroomError.isInstance(cause) && cause.code === code && cause.message === result.message)
+    return cause;
+  return new HeadroomError(code, result.message ?? `the run ended: ${result.reason}`, {
+    ...(cause === undefined ? {} : { cause }),
+    data: { reason: result.reason, ...(HeadroomError.isInstance(cause) ? { detail: cause.toJSON() } : {}) },
+  });
+}
+
+/** Options of {@link runPrintMode}. */
+export interface PrintModeOptions {
+  chat: OpenChat;
+  prompt: string;
+  stdout?: Stream;
+  stderr?: Stream;
+  /** Print `{"session_id","reason","text","usage"}` instead of the bare answer. */
+  json?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one prompt to its answer. Resolves with the answer printed and `error` unset, or with the
+ * error to report (the caller prints it the way every command does and exits with its code).
+ *
+ * @example
+ * const { error } = await runPrintMode({ chat, prompt: 'Summarize README.md' });
+ * return error ? reportError(error) : EXIT_OK;
+ */
+export async function runPrintMode({
+  chat,
+  prompt,
+  stdout = process.stdout,
+  stderr = process.stderr,
+  json = false,
+  signal,
+}: PrintModeOptions): Promise<{ result: LoopResult; error?: HeadroomError }> {
+  const watched = Boolean(stderr.isTTY);
+  const notices = createChatPrinter({ output: stderr, color: watched && !process.env.NO_COLOR });
+  const live = Boolean(stdout.isTTY) && !json;
+  const answer = createChatPrinter({ output: stdout, color: false });
+  const result = await chat.session.send(prompt, {
+    ...(signal ? { signal } : {}),
+    onEvent: (event) => {
+      if (event.type === 'stream') {
+        if (live) answer.event(event);
+      } else if (watched) notices.event(event);
+    },
+    ...(watched
+      ? {
+          onToolCall: (call: { name: string; args: unknown }) => notices.toolCall(call),
+          onToolError: (failure: { name: string; message: string }) => notices.toolError(failure),
+        }
+      : {}),
+  });
+  const error = resultError(result);
+  if (json) {
+    stdout.write(
+      `${JSON.stringify({ session_id: chat.session.id, reason: result.reason, text: result.text, usage: chat.session.usage })}\n`,
+    );
+  } else if (!error) {
+    if (live) answer.endText();
+    else stdout.write(`${result.text}\n`);
+  }
+  if (watched) {
+    notices.dim(formatMeter(chat.session.meter()));
+    if (chat.session.id) notices.dim(`session ${chat.session.id}`);
+  }
+  if (error) stderr.write(`headroom chat: ${error.message}\n`);
+  return { result, ...(error ? { error } : {}) };
+}

@@ -1,0 +1,115 @@
+import {
+  createConfirmBridge,
+  openChatSession,
+  runInteractiveChat,
+  runPrintMode,
+  unattendedConfirm,
+} from '../../chat/index.js';
+import { loadChatConfig } from '../../config/chat-config.js';
+import type { Command } from '../command.js';
+import { choiceFlag, EXIT_OK, integerFlag, reportError } from '../io.js';
+
+export const chatCommand: Command = {
+  summary:
+    'an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, kept inside its window',
+  usage: `usage: headroom chat [--base-url URL] [--model ID] [--format openai|anthropic] [--config FILE]
+                     [--resume ID] [-p PROMPT [--yes] [--json]] [--context-length N] [--output-cap N]
+                     [--store FILE]
+
+An interactive coding agent with built-in tools (read_file, list_directory, search_text, write_file,
+run_command; the last two ask first) and the MCP servers of the config. Every request is fitted to
+the window; overflows are recovered; sessions are saved in the SQLite store.
+
+  --base-url URL       the API root (default https://api.openai.com/v1, or Anthropic's for --format anthropic)
+  --model ID           the model (or "model" in the config)
+  --format F           openai (Chat Completions) or anthropic (Messages); default from the URL
+  --config FILE        the config file (default ./headroom.config.json, else ~/.config/headroom/config.json)
+  --resume ID          continue a saved session (an id prefix is enough)
+  -p, --print PROMPT   run one task and print the answer; write_file and run_command are refused
+  --yes                with -p: allow write_file and run_command without asking
+  --json               with -p: print {"session_id","reason","text","usage"}
+  --context-length N   the window (wins over discovery); --output-cap N the reply cap
+  --store FILE         the session database (default $HEADROOM_STORE, else ~/.local/share/headroom/sessions.db)
+
+API key: the config's api_key, else HEADROOM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY.
+In the chat: /compact /context /limits /sessions /resume ID /clear /help /quit; Ctrl+C cancels a reply.`,
+  options: {
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    format: { type: 'string' },
+    config: { type: 'string' },
+    resume: { type: 'string' },
+    print: { type: 'string', short: 'p' },
+    yes: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'context-length': { type: 'string' },
+    'output-cap': { type: 'string' },
+    store: { type: 'string' },
+  },
+  async run({ values }) {
+    const config = await loadChatConfig({
+      ...(values.config === undefined ? {} : { file: values.config as string }),
+    });
+    const format = choiceFlag(values.format as string | undefined, 'format', [
+      'openai',
+      'anthropic',
+    ] as const);
+    const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
+    const outputCap = integerFlag(values['output-cap'] as string | undefined, 'output-cap');
+    const flags = {
+      ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] as string }),
+      ...(values.model === undefined ? {} : { model: values.model as string }),
+      ...(format === undefined ? {} : { format }),
+      ...(contextLength === undefined ? {} : { contextLength }),
+      ...(outputCap === undefined ? {} : { outputCap }),
+      ...(values.store === undefined ? {} : { store: values.store as string }),
+      ...(values.resume === undefined ? {} : { resume: values.resume as string }),
+    };
+    const prompt = values.print as string | undefined;
+    if (prompt !== undefined) {
+      const printer = createPrintNotices();
+      const chat = await openChatSession({
+        config,
+        flags,
+        confirm: unattendedConfirm({ yes: values.yes === true }),
+        onNotice: printer,
+      });
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once('SIGINT', stop);
+      try {
+        const { error } = await runPrintMode({
+          chat,
+          prompt,
+          json: values.json === true,
+          signal: controller.signal,
+        });
+        return error ? reportError(error) : EXIT_OK;
+      } finally {
+        process.off('SIGINT', stop);
+        await chat.close();
+      }
+    }
+    const bridge = createConfirmBridge();
+    const notices: string[] = [];
+    const chat = await openChatSession({
+      config,
+      flags,
+      confirm: bridge.confirm,
+      onNotice: (notice) => notices.push(`· ${notice.text}`),
+    });
+    for (const notice of notices) process.stdout.write(`${notice}\n`);
+    try {
+      return await runInteractiveChat({ chat, confirm: bridge });
+    } finally {
+      await chat.close();
+    }
+  },
+};
+
+/** Start-up notices of `-p` go to stderr, and only when a person watches it. */
+function createPrintNotices(): (notice: { text: string }) => void {
+  return (notice) => {
+    if (process.stderr.isTTY) process.stderr.write(`· ${notice.text}\n`);
+  };
+}

@@ -1,0 +1,139 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { classifyOverflow, type HeadroomError } from '../core/index.js';
+import { chatConfigCandidates, loadChatConfig, parseChatConfig, safeParseChatConfig } from './chat-config.js';
+
+function rejection(value: unknown, source?: string): HeadroomError {
+  const result = safeParseChatConfig(value, source === undefined ? {} : { source });
+  if (result.success) throw new Error('expected the config to be rejected');
+  return result.error;
+}
+
+describe('parseChatConfig', () => {
+  it('reads every setting into the library spelling and compiles the overflow rows', () => {
+    const config = parseChatConfig({
+      base_url: 'http://127.0.0.1:8000/v1',
+      model: 'qwen2.5-coder',
+      format: 'openai',
+      api_key: 'sk-local',
+      context_length: 32_768,
+      output_cap: 4_096,
+      reserve: 2_000,
+      safety_ratio: 0.05,
+      summary_max_tokens: 2_048,
+      overflow_patterns: [{ name: 'acme', kind: 'context', regex: String.raw`acme window (?<window>\d+)` }],
+      thresholds: { compression: { truncated: 0.4, outline: 0.7, elided: 0.85 } },
+      mcp_servers: {
+        github: { command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
+        docs: { url: 'http://127.0.0.1:9000/mcp', headers: { authorization: 'Bearer x' } },
+      },
+      deferred_tools: { enabled: true, max_loaded: 12, always_loaded: ['github__get_issue'] },
+      max_iterations: 30,
+      system_prompt: 'You are terse.',
+    });
+    expect(config).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      model: 'qwen2.5-coder',
+      format: 'openai',
+      apiKey: 'sk-local',
+      contextLength: 32_768,
+      outputCap: 4_096,
+      reserve: 2_000,
+      safetyRatio: 0.05,
+      summaryMaxTokens: 2_048,
+      compressionThresholds: { truncated: 0.4, outline: 0.7, elided: 0.85 },
+      mcpServers: [
+        { name: 'github', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
+        { name: 'docs', url: 'http://127.0.0.1:9000/mcp', headers: { authorization: 'Bearer x' } },
+      ],
+      deferredTools: { enabled: true, maxLoaded: 12, alwaysLoaded: ['github__get_issue'] },
+      maxIterations: 30,
+      systemPrompt: 'You are terse.',
+    });
+    expect(
+      classifyOverflow({ status: 400, body: 'ACME window 8192', patterns: config.overflowPatterns }),
+    ).toMatchObject({ kind: 'context', window: 8_192, pattern: 'acme' });
+  });
+
+  it('accepts an empty object, with deferred loading on auto', () => {
+    expect(parseChatConfig({})).toEqual({
+      overflowPatterns: [],
+      mcpServers: [],
+      deferredTools: { enabled: 'auto', alwaysLoaded: [] },
+    });
+  });
+
+  it('names the path of an unknown key at the top, with the keys allowed', () => {
+    const error = rejection({ context_lenght: 8_192 }, 'headroom.config.json');
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toMatch(
+      /^headroom\.config\.json: context_lenght: unknown key; use one of base_url, /,
+    );
+    expect(error.data.path).toBe('context_lenght');
+  });
+
+  it('names the path of a typo inside an MCP server, a deferred-tools block and the thresholds', () => {
+    expect(rejection({ mcp_servers: { github: { comand: 'x' } } }).message).toMatch(
+      /^mcp_servers\.github\.comand: unknown key; use one of command, args/,
+    );
+    expect(rejection({ deferred_tools: { max_load: 3 } }).message).toMatch(
+      /^deferred_tools\.max_load: unknown key; use one of enabled, max_loaded, always_loaded/,
+    );
+    expect(rejection({ thresholds: { compression: { elide: 0.9 } } }).message).toMatch(
+      /^thresholds\.compression\.elide: unknown key; use one of truncated, outline, elided/,
+    );
+  });
+
+  it('rejects wrong values with their path', () => {
+    expect(rejection({ context_length: -1 }).message).toMatch(/^context_length: /);
+    expect(rejection({ format: 'gemini' }).message).toMatch(/^format: /);
+    expect(rejection({ safety_ratio: 0.7 }).message).toMatch(/^safety_ratio: /);
+    expect(rejection({ base_url: 'ftp://host/v1' }).message).toMatch(/^base_url: /);
+    expect(rejection({ mcp_servers: { 'bad name': { command: 'x' } } }).message).toMatch(/^mcp_servers/);
+    expect(rejection({ thresholds: { compression: { truncated: 0.9, outline: 0.5 } } }).message).toMatch(
+      /^thresholds\.compression: the bands must rise/,
+    );
+  });
+
+  it('reports an overflow row that is unsafe, naming the row and the file', () => {
+    const error = rejection(
+      { overflow_patterns: [{ name: 'hostile', kind: 'context', regex: '(a+)+$' }] },
+      'cfg.json',
+    );
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toMatch(/^cfg\.json: overflow_patterns\[0\] \("hostile"\): .*backtrack/);
+  });
+});
+
+describe('loadChatConfig', () => {
+  it('reads headroom.config.json in the working directory before the user config', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'headroom-home-'));
+    const cwd = mkdtempSync(join(tmpdir(), 'headroom-cwd-'));
+    mkdirSync(join(home, '.config', 'headroom'), { recursive: true });
+    writeFileSync(join(home, '.config', 'headroom', 'config.json'), JSON.stringify({ model: 'from-home' }));
+    const env = { HOME: home };
+    expect((await loadChatConfig({ cwd, env })).model).toBe('from-home');
+    writeFileSync(join(cwd, 'headroom.config.json'), JSON.stringify({ model: 'from-cwd' }));
+    const config = await loadChatConfig({ cwd, env });
+    expect(config.model).toBe('from-cwd');
+    expect(config.source).toBe(join(cwd, 'headroom.config.json'));
+    expect(chatConfigCandidates({ cwd, env: { XDG_CONFIG_HOME: '/x' } })[1]).toBe('/x/headroom/config.json');
+  });
+
+  it('is empty when no file exists, and fails for a missing --config file', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'headroom-empty-'));
+    expect((await loadChatConfig({ cwd: empty, env: { HOME: empty } })).mcpServers).toEqual([]);
+    await expect(loadChatConfig({ file: join(empty, 'nope.json') })).rejects.toThrow(/ENOENT/);
+  });
+
+  it('names the file when it is not JSON or not valid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'headroom-bad-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, '{ "model": ');
+    await expect(loadChatConfig({ file })).rejects.toThrow(`${file}: not valid JSON`);
+    writeFileSync(file, JSON.stringify({ modle: 'x' }));
+    await expect(loadChatConfig({ file })).rejects.toThrow(`${file}: modle: unknown key`);
+  });
+});

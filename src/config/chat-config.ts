@@ -1,0 +1,305 @@
+/**
+ * @module
+ * The `headroom chat` configuration file (`headroom.config.json` in the working directory, else
+ * `~/.config/headroom/config.json`, or `--config FILE`): the endpoint, limits, compaction and recovery
+ * settings, user overflow rows, MCP servers and deferred tool loading. Validated with zod 4
+ * `z.strictObject` at every depth, so a typo in a key fails with its path; overflow rows are compiled
+ * by {@link compileOverflowPatterns}.
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { HeadroomError, type OverflowPattern } from '../core/index.js';
+import { compileOverflowPatterns } from './overflow-patterns.js';
+
+/** The file looked for in the working directory. */
+export const CHAT_CONFIG_FILE = 'headroom.config.json';
+
+const positive = z.int().positive();
+/** A share of the prompt budget, for pressure thresholds. */
+const share = z.number().gt(0).max(1);
+/** MCP server names become tool-name prefixes (`github__create_issue`). */
+const serverName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1–32 letters, digits, "_" or "-"');
+
+const STDIO_SERVER = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+});
+const HTTP_SERVER = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+const COMPRESSION_THRESHOLDS = z
+  .strictObject({ truncated: share.optional(), outline: share.optional(), elided: share.optional() })
+  .refine(
+    ({ truncated = 0, outline = truncated, elided = outline }) => truncated <= outline && outline <= elided,
+    'the bands must rise: truncated <= outline <= elided',
+  );
+
+/** The whole file. Unknown keys fail, at any depth. */
+export const CHAT_CONFIG = z.strictObject({
+  /** The API root (`http://127.0.0.1:8000/v1`; Anthropic: `https://api.anthropic.com`). */
+  base_url: z.url({ protocol: /^https?$/ }).optional(),
+  model: z.string().min(1).optional(),
+  /** The wire format: Chat Completions (`openai`) or Messages (`anthropic`). */
+  format: z.enum(['openai', 'anthropic']).optional(),
+  /** Sent as the bearer token (`x-api-key` for Anthropic). The environment is read when absent. */
+  api_key: z.string().min(1).optional(),
+  /** The window the server enforces; wins over learned, discovered and catalog values. */
+  context_length: positive.optional(),
+  /** The model's reply cap. */
+  output_cap: positive.optional(),
+  /** Tokens kept for the reply when fitting the prompt. */
+  reserve: positive.optional(),
+  /** Share of the window kept free for estimation error (default 0.03). */
+  safety_ratio: z.number().min(0).lt(0.5).optional(),
+  /** The output cap of a compaction's summary request (default 16,384; never more than half the window). */
+  summary_max_tokens: positive.optional(),
+  /** User overflow rows `{ name, kind, regex }`, tried before the catalog. */
+  overflow_patterns: z.array(z.unknown()).optional(),
+  /** Pressure thresholds, as shares of the prompt budget. */
+  thresholds: z.strictObject({ compression: COMPRESSION_THRESHOLDS.optional() }).optional(),
+  /** MCP servers by name: a command to spawn (stdio) or a streamable HTTP `url`. */
+  mcp_servers: z.record(serverName, z.union([STDIO_SERVER, HTTP_SERVER])).optional(),
+  /** Deferred tool loading: MCP schemas sent only when the model loads them with `load_tools`. */
+  deferred_tools: z
+    .strictObject({
+      /** `auto` (default): defer when the MCP servers list more tools than `max_loaded`. */
+      enabled: z.union([z.boolean(), z.literal('auto')]).optional(),
+      /** The most MCP tools with full schemas at once (default 40). */
+      max_loaded: positive.optional(),
+      /** MCP tools (`server__tool`) always sent with full schemas. */
+      always_loaded: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  /** Tool turns per prompt before the model is asked to answer without tools (default 20). */
+  max_iterations: positive.optional(),
+  /** The system prompt of new sessions. */
+  system_prompt: z.string().min(1).optional(),
+});
+
+/** The file as written (snake_case). */
+export type ChatConfigFile = z.infer<typeof CHAT_CONFIG>;
+
+/** One MCP server, in the shape `connectMcpServers` takes. */
+export type ChatMcpServer =
+  | { name: string; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | { name: string; url: string; headers?: Record<string, string> };
+
+/** A validated chat configuration, in the library's spelling. */
+export interface ChatConfig {
+  baseUrl?: string;
+  model?: string;
+  format?: 'openai' | 'anthropic';
+  apiKey?: string;
+  contextLength?: number;
+  outputCap?: number;
+  reserve?: number;
+  safetyRatio?: number;
+  summaryMaxTokens?: number;
+  /** Compiled user rows for `classifyOverflow({ patterns })`. */
+  overflowPatterns: OverflowPattern[];
+  compressionThresholds?: { truncated?: number; outline?: number; elided?: number };
+  mcpServers: ChatMcpServer[];
+  deferredTools: { enabled: boolean | 'auto'; maxLoaded?: number; alwaysLoaded: string[] };
+  maxIterations?: number;
+  systemPrompt?: string;
+  /** The file it was read from, when it was. */
+  source?: string;
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) => {
+      if (typeof key === 'number') return `[${key}]`;
+      const name = String(key);
+      if (/^[A-Za-z_]\w*$/.test(name)) return index === 0 ? name : `.${name}`;
+      return `[${JSON.stringify(name)}]`;
+    })
+    .join('');
+}
+
+/** The keys allowed where an unknown key was found, for the message. */
+function allowedKeys(path: readonly PropertyKey[]): string[] {
+  const [first, , third] = path;
+  if (path.length === 0) return Object.keys(CHAT_CONFIG.shape);
+  if (first === 'deferred_tools') return ['enabled', 'max_loaded', 'always_loaded'];
+  if (first === 'thresholds') return path.length === 1 ? ['compression'] : ['truncated', 'outline', 'elided'];
+  if (first === 'mcp_servers' && third === undefined)
+    return ['command', 'args', 'env', 'cwd (stdio)', 'url', 'headers (streamable HTTP)'];
+  return [];
+}
+
+function shapeError(error: z.ZodError, prefix: string): HeadroomError {
+  // An unknown key also leaves a union branch or a required key unmatched: report the unknown key.
+  const issues = error.issues.flatMap((issue) =>
+    issue.code === 'invalid_union'
+      ? issue.errors.flat().map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
+      : [issue],
+  );
+  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
+  const base = issue?.path ?? [];
+  let where = pathText(base);
+  let message = issue?.message ?? 'invalid';
+  if (issue?.code === 'unrecognized_keys') {
+    where = pathText([...base, issue.keys[0] ?? '']);
+    const allowed = allowedKeys(base);
+    message = allowed.length > 0 ? `unknown key; use one of ${allowed.join(', ')}` : 'unknown key';
+  }
+  return new HeadroomError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
+    data: { path: where },
+  });
+}
+
+/** Options of {@link parseChatConfig}. */
+export interface ParseChatConfigOptions {
+  /** Where the value came from (a file path), prefixed to every message. */
+  source?: string;
+  /** Time recheck may take per overflow row, in milliseconds. */
+  recheckTimeoutMs?: number;
+}
+
+/**
+ * Validates a parsed chat configuration and compiles its overflow rows. Throws
+ * `HeadroomError('invalid_config')` whose message starts with the source and the path of the first
+ * problem: `headroom.config.json: mcp_servers.github.comand: unknown key; use one of command, …`.
+ *
+ * @example
+ * const config = parseChatConfig({ base_url: 'http://127.0.0.1:8000/v1', model: 'qwen2.5-coder', context_length: 32_768 });
+ * config.contextLength; // 32768
+ */
+export function parseChatConfig(value: unknown, options: ParseChatConfigOptions = {}): ChatConfig {
+  const prefix = options.source === undefined ? '' : `${options.source}: `;
+  const parsed = CHAT_CONFIG.safeParse(value);
+  if (!parsed.success) throw shapeError(parsed.error, prefix);
+  const file = parsed.data;
+  let overflowPatterns: OverflowPattern[] = [];
+  if (file.overflow_patterns !== undefined) {
+    try {
+      overflowPatterns = compileOverflowPatterns(file.overflow_patterns, {
+        ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
+      });
+    } catch (error) {
+      if (!HeadroomError.isInstance(error)) throw error;
+      throw new HeadroomError('invalid_config', `${prefix}${error.message}`, {
+        data: error.data,
+        cause: error,
+      });
+    }
+  }
+  const mcpServers: ChatMcpServer[] = Object.entries(file.mcp_servers ?? {}).map(([name, server]) => ({
+    name,
+    ...server,
+  }));
+  const config: ChatConfig = {
+    overflowPatterns,
+    mcpServers,
+    deferredTools: {
+      enabled: file.deferred_tools?.enabled ?? 'auto',
+      alwaysLoaded: file.deferred_tools?.always_loaded ?? [],
+      ...(file.deferred_tools?.max_loaded === undefined ? {} : { maxLoaded: file.deferred_tools.max_loaded }),
+    },
+  };
+  const copy: Array<[keyof ChatConfig, unknown]> = [
+    ['baseUrl', file.base_url],
+    ['model', file.model],
+    ['format', file.format],
+    ['apiKey', file.api_key],
+    ['contextLength', file.context_length],
+    ['outputCap', file.output_cap],
+    ['reserve', file.reserve],
+    ['safetyRatio', file.safety_ratio],
+    ['summaryMaxTokens', file.summary_max_tokens],
+    ['compressionThresholds', file.thresholds?.compression],
+    ['maxIterations', file.max_iterations],
+    ['systemPrompt', file.system_prompt],
+    ['source', options.source],
+  ];
+  for (const [key, entry] of copy)
+    if (entry !== undefined) (config as unknown as Record<string, unknown>)[key] = entry;
+  return config;
+}
+
+/** {@link parseChatConfig} as a result instead of a throw. */
+export function safeParseChatConfig(
+  value: unknown,
+  options: ParseChatConfigOptions = {},
+): { success: true; config: ChatConfig } | { success: false; error: HeadroomError } {
+  try {
+    return { success: true, config: parseChatConfig(value, options) };
+  } catch (error) {
+    if (HeadroomError.isInstance(error)) return { success: false, error };
+    throw error;
+  }
+}
+
+/** Options of {@link loadChatConfig}. */
+export interface LoadChatConfigOptions {
+  /** An explicit file (`--config FILE`): it must exist. */
+  file?: string;
+  /** Where `headroom.config.json` is looked for (default the working directory). */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  recheckTimeoutMs?: number;
+}
+
+/** The files {@link loadChatConfig} tries, in order, when no file is given. */
+export function chatConfigCandidates({
+  cwd = process.cwd(),
+  env = process.env,
+}: Pick<LoadChatConfigOptions, 'cwd' | 'env'> = {}): string[] {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return [resolve(cwd, CHAT_CONFIG_FILE), join(configHome, 'headroom', 'config.json')];
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new HeadroomError(
+      'invalid_config',
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Reads the chat configuration: `file` when given (it must exist), else the first of
+ * `./headroom.config.json` and `$XDG_CONFIG_HOME/headroom/config.json` (`~/.config/…`) that exists;
+ * none is an empty configuration. Every error names the file.
+ *
+ * @example
+ * const config = await loadChatConfig({ file: values.config });
+ */
+export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promise<ChatConfig> {
+  const candidates = options.file === undefined ? chatConfigCandidates(options) : [resolve(options.file)];
+  for (const path of candidates) {
+    const text = await readText(path);
+    if (text === undefined) {
+      if (options.file !== undefined)
+        throw new HeadroomError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new HeadroomError(
+        'invalid_config',
+        `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
+        { cause: error },
+      );
+    }
+    return parseChatConfig(value, {
+      source: path,
+      ...(options.recheckTimeoutMs === undefined ? {} : { recheckTimeoutMs: options.recheckTimeoutMs }),
+    });
+  }
+  return parseChatConfig({});
+}

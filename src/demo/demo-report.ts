@@ -1,0 +1,49 @@
+import type { DemoResult } from './run-demo.js';
+import type { DemoRun } from './run-demo-session.js';
+
+/** One run in the machine-readable report: exactly these keys. */
+export interface DemoRunReport {
+  turns_completed: number;
+  stuck: boolean;
+  overflows: { context: number; budget: number; output_cap: number };
+  recoveries: number;
+  provider_calls: number;
+  prompt_tokens_max: number;
+}
+
+/** `headroom demo --json`: `{"profile":P,"turns":N,"runs":{"plain":R,"headroom":R}}`. */
+export interface DemoReport {
+  profile: string;
+  turns: number;
+  runs: { plain: DemoRunReport; headroom: DemoRunReport };
+}
+
+function runReport(run: DemoRun): DemoRunReport {
+  return {
+    turns_completed: run.turnsCompleted,
+    stuck: run.stuck,
+    overflows: {
+      context: run.overflows.context,
+      budget: run.overflows.budget,
+      output_cap: run.overflows.output_cap,
+    },
+    recoveries: run.recoveries,
+    provider_calls: run.providerCalls,
+    prompt_tokens_max: run.promptTokensMax,
+  };
+}
+
+/**
+ * The report scripts read: per run, turns completed, whether it got stuck, overflows by kind,
+ * recoveries, provider calls and the largest prompt the backend accepted.
+ *
+ * @example
+ * printJson(demoReport(await runDemo()));
+ */
+export function demoReport(result: DemoResult): DemoReport {
+  return {
+    profile: result.profile,
+    turns: result.turns,
+    runs: { plain: runReport(result.runs.plain), headroom: runReport(result.runs.headroom) },
+  };
+}

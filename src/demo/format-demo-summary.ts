@@ -1,0 +1,79 @@
+import type { DemoResult } from './run-demo.js';
+import type { DemoRun } from './run-demo-session.js';
+
+const count = (value: number): string => value.toLocaleString('en-US');
+
+/** What the backend advertises against what it enforces, in one line. */
+export function backendLine(result: DemoResult): string {
+  const { advertised } = result;
+  const source = advertised.source.contextLength.replace(/^discovery:/, '');
+  const cap = advertised.outputCap === undefined ? 'no output cap' : `${count(advertised.outputCap)} output`;
+  return `the backend advertises ${count(advertised.contextLength)} input / ${cap} tokens (${source}); it enforces ${count(result.realWindow)} on prompt + max_tokens`;
+}
+
+/** Where a stuck run stopped, in words. */
+export function stuckLine(run: DemoRun, result: DemoResult): string {
+  if (!run.stuck) return `${run.name}: completed all ${result.turns} turns`;
+  const at = run.stuckAt;
+  if (!at)
+    return `${run.name}: stopped after ${run.turnsCompleted} turns (${run.reason}: ${run.message ?? ''})`;
+  const sum =
+    at.maxTokens === undefined
+      ? ''
+      : ` + max_tokens ${count(at.maxTokens)} = ${count(at.promptTokens + at.maxTokens)}`;
+  const window = at.window ?? result.realWindow;
+  return `${run.name}: stuck at turn ${at.turn}: prompt ${count(at.promptTokens)}${sum} > the ${count(window)}-token window (${at.overflow ?? 'rejected'}); sent again unchanged it fails the same way`;
+}
+
+/**
+ * The side-by-side summary printed after the progress lines.
+ *
+ * @example
+ * process.stdout.write(formatDemoSummary(result));
+ */
+export function formatDemoSummary(result: DemoResult): string {
+  const { plain, headroom } = result.runs;
+  const rows: Array<[string, string, string]> = [
+    ['', 'plain', 'headroom'],
+    [
+      'turns completed',
+      `${plain.turnsCompleted} / ${result.turns}`,
+      `${headroom.turnsCompleted} / ${result.turns}`,
+    ],
+    [
+      'stuck',
+      plain.stuck ? `yes (turn ${plain.stuckAt?.turn ?? plain.turnsCompleted + 1})` : 'no',
+      headroom.stuck ? `yes (turn ${headroom.stuckAt?.turn ?? headroom.turnsCompleted + 1})` : 'no',
+    ],
+    ['overflows: context', count(plain.overflows.context), count(headroom.overflows.context)],
+    ['overflows: budget', count(plain.overflows.budget), count(headroom.overflows.budget)],
+    ['overflows: output cap', count(plain.overflows.output_cap), count(headroom.overflows.output_cap)],
+    ['recoveries', count(plain.recoveries), count(headroom.recoveries)],
+    ['provider calls', count(plain.providerCalls), count(headroom.providerCalls)],
+    ['prompt tokens sent', count(plain.promptTokensSent), count(headroom.promptTokensSent)],
+    ['largest accepted prompt', count(plain.promptTokensMax), count(headroom.promptTokensMax)],
+    [
+      'prunes / compactions',
+      `${plain.prunes.length} / ${plain.compactions.length}`,
+      `${headroom.prunes.length} / ${headroom.compactions.length}`,
+    ],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const column = Math.max(...rows.map(([, value]) => value.length)) + 3;
+  const table = rows.map(
+    ([label, left, right]) => `  ${label.padEnd(width)}   ${left.padEnd(column)}${right}`,
+  );
+  const scale = result.profile === 'litellm-vllm' ? ` at ${result.scale} scale` : '';
+  return [
+    '',
+    `headroom demo · ${result.profile}${scale} · model ${result.model}`,
+    `  ${backendLine(result)}`,
+    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); headroom: fitted to the discovered limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
+    '',
+    ...table,
+    '',
+    `  ${stuckLine(plain, result)}`,
+    `  ${stuckLine(headroom, result)}`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,203 @@
+/**
+ * @module
+ * `headroom demo`: an emulated backend in-process, and the same scripted coding session run twice
+ * against it, once through a plain client and once through Headroom.
+ */
+import { chatOverflowRecovery, chooseReserve, compactHistory } from '../chat/index.js';
+import { ContextWindowManager, HeadroomError } from '../core/index.js';
+import {
+  ANTHROPIC_DEFAULTS,
+  type EmulatorProfileName,
+  LITELLM_VLLM_DEFAULTS,
+  LLAMACPP_DEFAULTS,
+  OLLAMA_DEFAULTS,
+  OPENAI_DEFAULTS,
+  startEmulator,
+  VLLM_DEFAULTS,
+} from '../emulator/index.js';
+import { type ResolvedLimits, resolveLimits } from '../models/index.js';
+import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
+import { demoSession } from './demo-session.js';
+import { type DemoRequest, type DemoRun, runDemoSession } from './run-demo-session.js';
+
+/** The default backend: LiteLLM in front of vLLM at 1:10 scale (9,600 / 9,600 advertised, 21,000 enforced). */
+export const DEMO_DEFAULT_PROFILE: EmulatorProfileName = 'litellm-vllm';
+export const DEMO_DEFAULT_SCALE = 0.1;
+export const DEMO_DEFAULT_TURNS = 30;
+
+/** Each profile's model and the window its server enforces (`litellm-vllm`: scaled). */
+function backendOf(profile: EmulatorProfileName, scale: number): { model: string; window: number } {
+  switch (profile) {
+    case 'litellm-vllm':
+      return {
+        model: LITELLM_VLLM_DEFAULTS.model,
+        window: Math.round(LITELLM_VLLM_DEFAULTS.enforced * scale),
+      };
+    case 'vllm':
+      return { model: VLLM_DEFAULTS.model, window: VLLM_DEFAULTS.contextLength };
+    case 'llamacpp':
+    case 'localai':
+      return { model: LLAMACPP_DEFAULTS.model, window: LLAMACPP_DEFAULTS.contextLength };
+    case 'ollama':
+      return { model: OLLAMA_DEFAULTS.model, window: OLLAMA_DEFAULTS.contextLength };
+    case 'anthropic':
+      return { model: ANTHROPIC_DEFAULTS.model, window: ANTHROPIC_DEFAULTS.contextLength };
+    case 'openai':
+      return { model: OPENAI_DEFAULTS.model, window: OPENAI_DEFAULTS.contextLength };
+  }
+}
+
+/** Options of {@link runDemo}. */
+export interface RunDemoOptions {
+  profile?: EmulatorProfileName;
+  /** Assistant turns of the session (the last one the answer). */
+  turns?: number;
+  /** `litellm-vllm`: the scale of its limits. */
+  scale?: number;
+  seed?: number;
+  /** One line per finished turn of either run, as it happens. */
+  onProgress?: (line: string) => void;
+}
+
+/** What the demo found. */
+export interface DemoResult {
+  profile: EmulatorProfileName;
+  turns: number;
+  scale: number;
+  model: string;
+  /** What the backend advertises (discovery), with the sources. */
+  advertised: ResolvedLimits;
+  /** The window the backend really enforces. */
+  realWindow: number;
+  /** The reserve Headroom fitted with (undefined: the output cap). */
+  reserve?: number;
+  runs: { plain: DemoRun; headroom: DemoRun };
+}
+
+const count = (value: number | undefined): string =>
+  value === undefined ? '-' : value.toLocaleString('en-US');
+
+/** One progress line: the turn's requests, each prompt + max_tokens and how it went. */
+export function progressLine({
+  run,
+  turn,
+  turns,
+  requests,
+  pruned,
+  notes,
+}: {
+  run: string;
+  turn: number;
+  turns: number;
+  requests: DemoRequest[];
+  pruned: number;
+  notes: string[];
+}): string {
+  const parts = requests.map((request) => {
+    const sent = `prompt ${count(request.promptTokens).padStart(6)} + max_tokens ${count(request.maxTokens).padStart(5)}`;
+    if (request.accepted) return `${sent} → ok`;
+    const window = request.window === undefined ? '' : `, window ${count(request.window)}`;
+    return `${sent} → rejected (${request.overflow ?? 'error'} overflow${window})`;
+  });
+  const extra = [...(pruned > 0 ? [`pruned ${pruned} turn${pruned === 1 ? '' : 's'}`] : []), ...notes];
+  return `${run.padEnd(8)} turn ${String(turn).padStart(2)}/${turns}  ${parts.join(' · ') || 'no request'}${extra.length > 0 ? `  [${extra.join('; ')}]` : ''}`;
+}
+
+function clientFor(format: 'openai' | 'anthropic', url: string): ModelClient {
+  return format === 'anthropic'
+    ? createAnthropicClient({ baseUrl: url })
+    : createOpenAICompatibleClient({ baseUrl: `${url}/v1` });
+}
+
+/**
+ * Starts the emulator, discovers what it advertises, and runs the session plain and through
+ * Headroom, reporting each turn through `onProgress`. No network beyond loopback, no API key.
+ *
+ * @example
+ * const result = await runDemo({ onProgress: console.log });
+ * result.runs.plain.stuck; // true: the advertised cap makes a prompt past 11,400 tokens impossible
+ */
+export async function runDemo({
+  profile = DEMO_DEFAULT_PROFILE,
+  turns = DEMO_DEFAULT_TURNS,
+  scale = DEMO_DEFAULT_SCALE,
+  seed = 0,
+  onProgress,
+}: RunDemoOptions = {}): Promise<DemoResult> {
+  if (!Number.isInteger(turns) || turns < 2)
+    throw new HeadroomError('invalid_argument', `turns must be an integer >= 2, got ${turns}`);
+  const session = demoSession({ turns, seed });
+  const backend = backendOf(profile, scale);
+  const emulator = await startEmulator({
+    profile,
+    model: backend.model,
+    script: session.script,
+    seed,
+    ...(profile === 'litellm-vllm' ? { scale } : {}),
+  });
+  try {
+    const format = profile === 'anthropic' ? 'anthropic' : 'openai';
+    const baseUrl = format === 'anthropic' ? emulator.url : `${emulator.url}/v1`;
+    const advertised = await resolveLimits({ model: backend.model, baseUrl, cache: false });
+    const onTurn = (turn: Parameters<NonNullable<Parameters<typeof runDemoSession>[0]['onTurn']>>[0]) =>
+      onProgress?.(progressLine({ ...turn, turns: session.turns }));
+    const plain = await runDemoSession({
+      name: 'plain',
+      session,
+      emulator,
+      client: clientFor(format, emulator.url),
+      model: backend.model,
+      ...(advertised.outputCap === undefined ? {} : { maxTokens: advertised.outputCap }),
+      onTurn,
+    });
+    const reserve = chooseReserve({
+      contextLength: advertised.contextLength,
+      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
+    });
+    const manager = new ContextWindowManager({
+      model: backend.model,
+      contextLength: advertised.contextLength,
+      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
+      ...(reserve === undefined ? {} : { reserve }),
+    });
+    const client = clientFor(format, emulator.url);
+    const recover = await chatOverflowRecovery();
+    const headroom = await runDemoSession({
+      name: 'headroom',
+      session,
+      emulator,
+      client,
+      model: backend.model,
+      manager,
+      ...(recover ? { recover } : {}),
+      compact: async (history, { signal }) => {
+        const result = await compactHistory({
+          messages: history,
+          tools: session.tools,
+          client,
+          manager,
+          model: backend.model,
+          window: manager.windowFor(backend.model) ?? advertised.contextLength,
+          budget: advertised.contextLength,
+          ...(signal ? { signal } : {}),
+        });
+        return result.ok
+          ? { messages: result.messages, removed: result.removed, kind: result.kind }
+          : { messages: history, removed: [], kind: 'none' };
+      },
+      onTurn,
+    });
+    return {
+      profile,
+      turns: session.turns,
+      scale,
+      model: backend.model,
+      advertised,
+      realWindow: backend.window,
+      ...(reserve === undefined ? {} : { reserve }),
+      runs: { plain, headroom },
+    };
+  } finally {
+    await emulator.close();
+  }
+}
