@@ -1,7 +1,7 @@
 /**
- * The bounded send: estimator throughput against gpt-tokenizer and a raw scan of the same text, and
- * the per-send cost of fitting a 2,000-message, ~200k-token transcript after appending one turn
- * (incremental, cached per message) against a full re-estimate.
+ * The bounded send: the per-send cost of fitting a 2,000-message, ~200k-token transcript after
+ * appending one turn (incremental, cached per message) against a full re-estimate of the same
+ * request, and a cold fit that prunes it into a 128k window.
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import {
@@ -52,43 +52,7 @@ function realTokens(messages: readonly Message[]): number {
   return total;
 }
 
-function rawScan(text: string): number {
-  let sum = 0;
-  for (let index = 0; index < text.length; index++) sum += text.charCodeAt(index);
-  return sum;
-}
-
 export async function benchBoundedSend(): Promise<Record<string, unknown>> {
-  // Estimator throughput over a mixed corpus.
-  const corpus = buildMixedCorpus({ seed: 3, samplesPerClass: 60 }).map((sample) => sample.text);
-  const bytes = corpus.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
-  const estimator = createEstimator({ family: 'o200k' });
-  const headroomTime = time(() => {
-    let sum = 0;
-    for (const text of corpus) sum += estimator.count(text);
-    return sum;
-  });
-  const scanTime = time(() => {
-    let sum = 0;
-    for (const text of corpus) sum += rawScan(text);
-    return sum;
-  });
-  const gptTime = time(
-    () => {
-      let sum = 0;
-      for (const text of corpus) sum += countTokens(text);
-      return sum;
-    },
-    { warmup: 1, minRuns: 2, minMs: 0 },
-  );
-  const mb = bytes / 1e6;
-  const throughput = {
-    corpus_mb: round(mb, 2),
-    headroom_mb_s: round(mb / (headroomTime.medianMs / 1000), 1),
-    raw_scan_mb_s: round(mb / (scanTime.medianMs / 1000), 1),
-    gpt_tokenizer_mb_s: round(mb / (gptTime.medianMs / 1000), 2),
-  };
-
   // Per-send cost on a growing transcript.
   const session = buildSession(999);
   const tools: ChatRequest['tools'] = [
@@ -127,11 +91,5 @@ export async function benchBoundedSend(): Promise<Record<string, unknown>> {
     ratio_full_over_incremental: round(full.medianMs / (incremental.medianMs / 2), 1),
     cold_fit_with_prune_to_128k_ms: round(prune.medianMs, 3),
   };
-  return {
-    estimator_throughput: {
-      ...throughput,
-      headroom_over_gpt_tokenizer: round(throughput.headroom_mb_s / throughput.gpt_tokenizer_mb_s, 1),
-    },
-    per_send: perSend,
-  };
+  return perSend;
 }

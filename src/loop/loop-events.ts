@@ -2,7 +2,7 @@ import type { ManagerEvent } from '../core/index.js';
 import type { ModelUsage, StreamEvent } from '../providers/index.js';
 import type { TerminationReason } from './termination-reason.js';
 
-/** What a run reports as it goes, named noun-verb. Manager events (`fit`, `prune`, `calibrate`) pass through. */
+/** What a run reports as it goes, named noun-verb. Manager events (`fit`, `prune`, `calibrate`, `compress`, `notice`) pass through. */
 export type LoopEvent =
   | ManagerEvent
   | { type: 'send-start'; iteration: number; tools: number; synthesis: boolean }
@@ -17,7 +17,6 @@ export type LoopEvent =
   | { type: 'recovery'; iteration: number; action: string; steps: string[]; overflow: string }
   | { type: 'compaction-start'; iteration: number; reason: 'overflow' | 'exhaustion' | 'manual' }
   | { type: 'compaction-end'; iteration: number; removed: number; kind: string }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string }
   | { type: 'tool-start'; iteration: number; callId: string; name: string }
   | { type: 'tool-end'; iteration: number; callId: string; name: string; isError: boolean }
   | { type: 'stream'; iteration: number; event: StreamEvent }

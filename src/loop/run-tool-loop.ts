@@ -60,7 +60,8 @@ export interface RunToolLoopOptions {
   messages?: Message[];
   /** A state saved from an earlier run (`result.state`), to continue it. */
   resume?: LoopState;
-  tools?: LoopTool[];
+  /** The tools, or a function read before every send (deferred tool loading adds tools mid-run). */
+  tools?: LoopTool[] | (() => LoopTool[]);
   model?: string;
   /** Tool turns before the synthesis send (default 20). */
   maxIterations?: number;
@@ -119,7 +120,7 @@ const SYNTHESIS_NOTE =
  * if (result.reason === 'context_truncated') console.error(result.message);
  */
 export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResult> {
-  const { manager, tools = [], maxIterations = 20, signal, onEvent, store, sessionId } = options;
+  const { manager, maxIterations = 20, signal, onEvent, store, sessionId } = options;
   const state: LoopState = options.resume
     ? structuredClone(options.resume)
     : createLoopState(options.messages ?? []);
@@ -129,8 +130,18 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
       'invalid_argument',
       'runToolLoop needs messages (at least the user task) or a state to resume',
     );
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const definitions = tools.map(definitionOf);
+  // Tool definitions are rebuilt only when the tool list changes, so the request's tool block keeps
+  // the same bytes (and the provider's prefix cache) from one send to the next.
+  let toolList: LoopTool[] = [];
+  let definitions: ChatRequest['tools'] = [];
+  const currentTools = (): LoopTool[] => {
+    const next = typeof options.tools === 'function' ? options.tools() : (options.tools ?? []);
+    if (next.length !== toolList.length || next.some((tool, index) => tool !== toolList[index])) {
+      toolList = next;
+      definitions = next.map(definitionOf);
+    }
+    return toolList;
+  };
   let lastText = '';
   const unsubscribe = manager && onEvent ? manager.subscribe(onEvent) : undefined;
 
@@ -149,6 +160,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
     const synthesis = state.iterations >= maxIterations;
     const turnStart = state.messages.length;
     const turnId = `turn-${state.iterations + 1}`;
+    const byName = new Map(currentTools().map((tool) => [tool.name, tool]));
     const outcome = await sendBounded({
       options,
       state,

@@ -2,14 +2,35 @@
  * Estimator accuracy against real tokenizers, per content class: the share of samples under-counted
  * and the median and p95 of estimate / real. Used by the accuracy test and `npm run accuracy`.
  */
+import { getTokenizer as getClaudeTokenizer } from '@anthropic-ai/tokenizer';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import llama2Tokenizer from 'llama-tokenizer-js';
+import llama3Tokenizer from 'llama3-tokenizer-js';
+import mistralTokenizer from 'mistral-tokenizer-js';
 import type { TokenCounter } from '../../src/core/index.js';
 import type { CorpusSample } from './mixed-corpus.js';
 
+// @anthropic-ai/tokenizer's countTokens() rebuilds its tokenizer on every call; one instance is reused.
+let claude: ReturnType<typeof getClaudeTokenizer> | undefined;
+
+/**
+ * Real tokenizers from the registry, one per family. Llama 2 and Mistral v0.1 are SentencePiece
+ * tokenizers: counted without BOS, with the dummy prefix space a message gets. The Claude tokenizer
+ * is the legacy (pre-Claude-3) vocabulary, a proxy for Claude's own.
+ */
 export const REFERENCE_TOKENIZERS = {
   o200k: (text: string) => countO200k(text),
   cl100k: (text: string) => countCl100k(text),
+  claude_legacy: (text: string) => {
+    claude ??= getClaudeTokenizer();
+    return claude.encode(text.normalize('NFKC'), 'all').length;
+  },
+  llama2: (text: string) =>
+    (llama2Tokenizer as unknown as { encode(text: string, bos?: boolean): number[] }).encode(text, false)
+      .length,
+  mistral: (text: string) => mistralTokenizer.encode(text, false).length,
+  llama3: (text: string) => llama3Tokenizer.encode(text, { bos: false, eos: false }).length,
 } as const;
 
 export type ReferenceName = keyof typeof REFERENCE_TOKENIZERS;

@@ -12,6 +12,7 @@ describe('computeBudget', () => {
       budget: 93_000,
     });
     expect(computeBudget({ contextLength: 100_000, outputCap: 16_000 }).reserve).toBe(16_000);
+    expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(48_000);
     expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(2_000);
     expect(computeBudget({ contextLength: 20_000 }).reserve).toBe(1_000);
     expect(computeBudget({ contextLength: 2_000 }).reserve).toBe(500);

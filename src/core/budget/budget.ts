@@ -47,7 +47,8 @@ export interface BudgetOptions extends ModelLimits {
 
 /**
  * `budget = window - reserve - safety`. The reserve is the request's `max_tokens`, else the model's
- * output cap, else `max(1000, 2% of the window)` (at most a quarter of the window); the safety margin is 3% of the window. An unknown
+ * output cap (at most half the window), else `max(1000, 2% of the window)` (at most a quarter of
+ * the window); the safety margin is 3% of the window. An unknown
  * window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can be negative: then nothing fits.
  *
  * @example
@@ -66,7 +67,12 @@ export function computeBudget({
     Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)),
     Math.floor(window / 4),
   );
-  const chosenReserve = reserve ?? maxTokens ?? outputCap ?? defaultReserve;
+  // A model's output cap can be as large as its window (gateways advertise max_output = max_input):
+  // reserving all of it would leave no prompt budget, so the cap is reserved up to half the window.
+  const chosenReserve =
+    reserve ??
+    maxTokens ??
+    (outputCap === undefined ? defaultReserve : Math.min(outputCap, Math.floor(window / 2)));
   const safety = Math.ceil(window * safetyRatio);
   return { window, reserve: chosenReserve, safety, budget: window - chosenReserve - safety };
 }
