@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
   chat: async () => (await import('./commands/chat.js')).chatCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
   limits: async () => (await import('./commands/limits.js')).limitsCommand,
 };
 

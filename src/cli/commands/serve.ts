@@ -1,0 +1,89 @@
+import { loadProxyConfig } from '../../config/proxy-config.js';
+import { HeadroomError } from '../../core/index.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PROXY_PORT, openProxyStore, startProxy } from '../../proxy/index.js';
+import type { Command } from '../command.js';
+import { choiceFlag, EXIT_OK, integerFlag } from '../io.js';
+
+export const serveCommand: Command = {
+  summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
+  usage: `usage: headroom serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
+                      [--store memory|sqlite[:PATH]|redis://…] [--upstream-format openai|anthropic]
+                      [--max-body-bytes N] [--verbose]
+
+Forwards POST /v1/chat/completions (and /v1/messages with --upstream-format anthropic) to the
+upstream after fitting it to the model's window: oldest whole turns pruned, old tool outputs
+compressed, max_tokens kept when it fits and lowered when it does not. An upstream overflow is
+recovered and retried once; a request nothing can fit is answered 400 context_length_exceeded.
+Every other path is forwarded unchanged. Credentials are forwarded, never logged.
+
+  --store S            where learned limits, calibration and conversation state live:
+                       memory, sqlite (default: proxy.db in Headroom's data directory),
+                       sqlite:PATH, or redis://HOST:PORT to share them between instances
+  --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
+                       max_body_bytes, overflow_patterns, models: { ID: { … } }
+  --max-body-bytes N   bodies over N bytes are answered 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --verbose            log every request (JSON lines on stderr); otherwise warnings only
+
+Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
+GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text format.`,
+  options: {
+    upstream: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    config: { type: 'string' },
+    store: { type: 'string' },
+    'upstream-format': { type: 'string' },
+    'max-body-bytes': { type: 'string' },
+    verbose: { type: 'boolean' },
+  },
+  async run({ values }) {
+    const upstream = values.upstream as string | undefined;
+    if (upstream === undefined)
+      throw new HeadroomError(
+        'invalid_argument',
+        '--upstream URL is required: the server to forward to, such as http://localhost:8000',
+      );
+    const port = integerFlag(values.port as string | undefined, 'port', { min: 0 }) ?? DEFAULT_PROXY_PORT;
+    if (port > 65_535) throw new HeadroomError('invalid_argument', `--port must be <= 65535, got ${port}`);
+    const upstreamFormat =
+      choiceFlag(values['upstream-format'] as string | undefined, 'upstream-format', [
+        'openai',
+        'anthropic',
+      ] as const) ?? 'openai';
+    const maxBodyBytes = integerFlag(values['max-body-bytes'] as string | undefined, 'max-body-bytes');
+    const configPath = values.config as string | undefined;
+    const config = configPath === undefined ? undefined : await loadProxyConfig(configPath);
+    const verbose = values.verbose === true;
+    const store = openProxyStore((values.store as string | undefined) ?? 'sqlite');
+    const proxy = await startProxy({
+      upstream,
+      port,
+      host: (values.host as string | undefined) ?? '127.0.0.1',
+      upstreamFormat,
+      store,
+      ...(config ? { config } : {}),
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      onLog(entry) {
+        if (entry.event === 'listening') return;
+        if (entry.level === 'info' && !verbose) return;
+        process.stderr.write(`${JSON.stringify(entry)}\n`);
+      },
+    }).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    process.stdout.write(`listening on ${proxy.url}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await proxy.close();
+    await store.close();
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,108 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { classifyOverflow, type HeadroomError } from '../core/index.js';
+import {
+  loadProxyConfig,
+  parseProxyConfig,
+  proxyModelSettings,
+  safeParseProxyConfig,
+} from './proxy-config.js';
+
+function rejection(value: unknown, source?: string): HeadroomError {
+  const result = safeParseProxyConfig(value, source === undefined ? {} : { source });
+  if (result.success) throw new Error('expected the config to be rejected');
+  return result.error;
+}
+
+describe('parseProxyConfig', () => {
+  it('reads every setting into the library spelling and compiles the overflow rows', () => {
+    const config = parseProxyConfig({
+      context_length: 32_768,
+      output_cap: 4_096,
+      reserve: 2_000,
+      summary_max_tokens: 2_048,
+      max_body_bytes: 1_000_000,
+      overflow_patterns: [{ name: 'acme', kind: 'context', regex: String.raw`acme window (?<window>\d+)` }],
+      models: { 'glm5.2': { context_length: 21_000, output_cap: 9_600 } },
+    });
+    expect(config).toMatchObject({
+      contextLength: 32_768,
+      outputCap: 4_096,
+      reserve: 2_000,
+      summaryMaxTokens: 2_048,
+      maxBodyBytes: 1_000_000,
+      models: { 'glm5.2': { contextLength: 21_000, outputCap: 9_600 } },
+    });
+    const info = classifyOverflow({
+      status: 400,
+      body: 'ACME window 8192',
+      patterns: config.overflowPatterns,
+    });
+    expect(info).toMatchObject({ kind: 'context', window: 8_192, pattern: 'acme' });
+  });
+
+  it('accepts an empty object', () => {
+    expect(parseProxyConfig({})).toEqual({ overflowPatterns: [], models: {} });
+  });
+
+  it('names the path of an unknown key, at the top and inside a model', () => {
+    expect(rejection({ context_lenght: 1 }, 'proxy.json').message).toBe(
+      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, overflow_patterns, models',
+    );
+    const nested = rejection({ models: { 'glm5.2': { context_lenght: 1 } } });
+    expect(nested.code).toBe('invalid_config');
+    expect(nested.message).toBe(
+      'models["glm5.2"].context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens',
+    );
+    expect(nested.data.path).toBe('models["glm5.2"].context_lenght');
+  });
+
+  it('names the path of a wrong value', () => {
+    expect(rejection({ output_cap: -3 }).message).toMatch(/^output_cap: /);
+    expect(rejection({ models: { a: { reserve: 1.5 } } }).message).toMatch(/^models\.a\.reserve: /);
+    expect(rejection([]).message).toMatch(/^\(root\): /);
+  });
+
+  it('names the overflow row that does not compile', () => {
+    const error = rejection(
+      { overflow_patterns: [{ name: 'hostile', kind: 'context', regex: '(a+)+$' }] },
+      'proxy.json',
+    );
+    expect(error.message).toMatch(
+      /^proxy\.json: overflow_patterns\[0\] \("hostile"\): the regex can backtrack/,
+    );
+  });
+});
+
+describe('proxyModelSettings', () => {
+  const config = parseProxyConfig({
+    context_length: 16_384,
+    reserve: 1_000,
+    models: { 'GLM5.2': { context_length: 21_000 } },
+  });
+
+  it('lays the model entry over the top-level values, matching the id ignoring case', () => {
+    expect(proxyModelSettings({ config, model: 'glm5.2' })).toEqual({
+      contextLength: 21_000,
+      reserve: 1_000,
+    });
+    expect(proxyModelSettings({ config, model: 'other' })).toEqual({ contextLength: 16_384, reserve: 1_000 });
+    expect(proxyModelSettings({ config: undefined, model: 'glm5.2' })).toEqual({});
+  });
+});
+
+describe('loadProxyConfig', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'headroom-proxy-config-'));
+
+  it('reads a file and names it in every error', async () => {
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify({ context_length: 8_192 }));
+    expect((await loadProxyConfig(good)).contextLength).toBe(8_192);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{ "context_length": ');
+    await expect(loadProxyConfig(bad)).rejects.toThrow(new RegExp(`^${bad}: not valid JSON`));
+    await expect(loadProxyConfig(join(dir, 'missing.json'))).rejects.toThrow(/cannot read .*ENOENT/);
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * @module
+ * The `headroom serve --config FILE` file: limits and recovery settings for the proxy, globally and
+ * per upstream model, plus user overflow rows. Validated with zod 4 `z.strictObject` (a typo in a key
+ * fails, naming its path); the overflow rows are compiled by {@link compileOverflowPatterns}.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { HeadroomError, type OverflowPattern } from '../core/index.js';
+import { compileOverflowPatterns } from './overflow-patterns.js';
+
+const positive = z.int().positive();
+
+/** Settings that can be given globally and overridden per model. */
+const MODEL_SETTINGS_SHAPE = {
+  /** The window the upstream enforces for the model, in tokens. */
+  context_length: positive.optional(),
+  /** The model's reply cap, in tokens. */
+  output_cap: positive.optional(),
+  /** A fixed reply reserve, instead of the request's `max_tokens` (capped at a quarter of the window). */
+  reserve: positive.optional(),
+  /** The output cap of a summary request when recovery compacts with the upstream model. */
+  summary_max_tokens: positive.optional(),
+};
+
+/** One model's overrides: `models["glm5.2"]`. */
+export const PROXY_MODEL_SETTINGS = z.strictObject(MODEL_SETTINGS_SHAPE);
+
+/** The whole file. Unknown keys fail, at any depth. */
+export const PROXY_CONFIG = z.strictObject({
+  ...MODEL_SETTINGS_SHAPE,
+  /** Request bodies larger than this are answered 413 (default 32 MiB). */
+  max_body_bytes: positive.optional(),
+  /** User overflow rows, tried before the catalog (see `compileOverflowPatterns`). */
+  overflow_patterns: z.array(z.unknown()).optional(),
+  /** Per-model overrides, keyed by the model id clients send (matched exactly, then ignoring case). */
+  models: z.record(z.string().min(1), PROXY_MODEL_SETTINGS).optional(),
+});
+
+/** The file as written (snake_case). */
+export type ProxyConfigFile = z.infer<typeof PROXY_CONFIG>;
+
+/** Limits and recovery settings for one model, in the library's spelling. */
+export interface ProxyModelSettings {
+  contextLength?: number;
+  outputCap?: number;
+  reserve?: number;
+  summaryMaxTokens?: number;
+}
+
+/** A validated proxy configuration. */
+export interface ProxyConfig extends ProxyModelSettings {
+  maxBodyBytes?: number;
+  /** Compiled user rows for `classifyOverflow({ patterns })`. */
+  overflowPatterns: OverflowPattern[];
+  /** Per-model overrides by model id. */
+  models: Record<string, ProxyModelSettings>;
+}
+
+/** Options of {@link parseProxyConfig}. */
+export interface ParseProxyConfigOptions {
+  /** Where the value came from (a file path), prefixed to every message. */
+  source?: string;
+  /** Time recheck may take per overflow row, in milliseconds. */
+  recheckTimeoutMs?: number;
+}
+
+function settingsOf(value: z.infer<typeof PROXY_MODEL_SETTINGS>): ProxyModelSettings {
+  const settings: ProxyModelSettings = {};
+  if (value.context_length !== undefined) settings.contextLength = value.context_length;
+  if (value.output_cap !== undefined) settings.outputCap = value.output_cap;
+  if (value.reserve !== undefined) settings.reserve = value.reserve;
+  if (value.summary_max_tokens !== undefined) settings.summaryMaxTokens = value.summary_max_tokens;
+  return settings;
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, index) => {
+      if (typeof key === 'number') return `[${key}]`;
+      const name = String(key);
+      if (/^[A-Za-z_]\w*$/.test(name)) return index === 0 ? name : `.${name}`;
+      return `[${JSON.stringify(name)}]`;
+    })
+    .join('');
+}
+
+function shapeError(error: z.ZodError, prefix: string): HeadroomError {
+  // An unknown key also leaves its intended key missing: report the unknown key, it names the fix.
+  const issue = error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? error.issues[0];
+  const base = issue?.path ?? [];
+  let where = pathText(base);
+  let message = issue?.message ?? 'invalid';
+  if (issue?.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    where = pathText([...base, key]);
+    const allowed = base.length === 0 ? Object.keys(PROXY_CONFIG.shape) : Object.keys(MODEL_SETTINGS_SHAPE);
+    message = `unknown key; use one of ${allowed.join(', ')}`;
+  }
+  return new HeadroomError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
+    data: { path: where },
+  });
+}
+
+/**
+ * Validates a parsed proxy configuration and compiles its overflow rows. Throws
+ * `HeadroomError('invalid_config')` whose message starts with the source and the path of the first
+ * problem: `proxy.json: models["glm5.2"].context_lenght: unknown key; use one of context_length, …`.
+ *
+ * @example
+ * const config = parseProxyConfig({ context_length: 32_768, models: { 'glm5.2': { output_cap: 8_192 } } });
+ * proxyModelSettings({ config, model: 'glm5.2' }); // { contextLength: 32768, outputCap: 8192 }
+ */
+export function parseProxyConfig(value: unknown, options: ParseProxyConfigOptions = {}): ProxyConfig {
+  const prefix = options.source === undefined ? '' : `${options.source}: `;
+  const parsed = PROXY_CONFIG.safeParse(value);
+  if (!parsed.success) throw shapeError(parsed.error, prefix);
+  const file = parsed.data;
+  let overflowPatterns: OverflowPattern[] = [];
+  if (file.overflow_patterns !== undefined) {
+    try {
+      overflowPatterns = compileOverflowPatterns(file.overflow_patterns, {
+        ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
+      });
+    } catch (error) {
+      if (!HeadroomError.isInstance(error)) throw error;
+      throw new HeadroomError('invalid_config', `${prefix}${error.message}`, {
+        data: error.data,
+        cause: error,
+      });
+    }
+  }
+  const models: Record<string, ProxyModelSettings> = {};
+  for (const [model, settings] of Object.entries(file.models ?? {})) models[model] = settingsOf(settings);
+  const config: ProxyConfig = { ...settingsOf(file), overflowPatterns, models };
+  if (file.max_body_bytes !== undefined) config.maxBodyBytes = file.max_body_bytes;
+  return config;
+}
+
+/** {@link parseProxyConfig} as a result instead of a throw. */
+export function safeParseProxyConfig(
+  value: unknown,
+  options: ParseProxyConfigOptions = {},
+): { success: true; config: ProxyConfig } | { success: false; error: HeadroomError } {
+  try {
+    return { success: true, config: parseProxyConfig(value, options) };
+  } catch (error) {
+    if (HeadroomError.isInstance(error)) return { success: false, error };
+    throw error;
+  }
+}
+
+/** Reads, parses and validates a proxy configuration file; every error names the file. */
+export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new HeadroomError(
+      'invalid_config',
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new HeadroomError(
+      'invalid_config',
+      `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
+      { cause: error },
+    );
+  }
+  return parseProxyConfig(value, { source: path });
+}
+
+/**
+ * The settings in force for a model: its `models` entry (exact id, else the same id ignoring case)
+ * over the top-level values.
+ */
+export function proxyModelSettings({
+  config,
+  model,
+}: {
+  config: ProxyConfig | undefined;
+  model: string | undefined;
+}): ProxyModelSettings {
+  if (!config) return {};
+  const { contextLength, outputCap, reserve, summaryMaxTokens } = config;
+  const base: ProxyModelSettings = { contextLength, outputCap, reserve, summaryMaxTokens };
+  let override: ProxyModelSettings | undefined;
+  if (model !== undefined) {
+    override = config.models[model];
+    if (!override) {
+      const lower = model.toLowerCase();
+      override = Object.entries(config.models).find(([key]) => key.toLowerCase() === lower)?.[1];
+    }
+  }
+  const merged: ProxyModelSettings = { ...base, ...override };
+  for (const key of Object.keys(merged) as (keyof ProxyModelSettings)[])
+    if (merged[key] === undefined) delete merged[key];
+  return merged;
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../core/index.js';
+import {
+  applyStoredPrefix,
+  conversationKey,
+  hashMessages,
+  prefixFromCompaction,
+} from './conversation-prefix.js';
+
+const system: Message = { role: 'system', content: 'You are a coding agent.' };
+const task: Message = { role: 'user', content: 'Fix the bug.' };
+function turn(index: number): Message[] {
+  return [
+    {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: `call_${index}`, name: 'read_file', arguments: '{}' }],
+    },
+    { role: 'tool', toolCallId: `call_${index}`, content: `file ${index}` },
+  ];
+}
+const history: Message[] = [system, task, ...turn(1), ...turn(2), ...turn(3)];
+
+describe('conversationKey', () => {
+  it('is the same for every request of one conversation, and differs by head and model', () => {
+    const key = conversationKey({ model: 'm', messages: history.slice(0, 4) });
+    expect(conversationKey({ model: 'm', messages: history })).toBe(key);
+    expect(conversationKey({ model: 'other', messages: history })).not.toBe(key);
+    const otherTask: Message = { role: 'user', content: 'Write the docs.' };
+    expect(conversationKey({ model: 'm', messages: [system, otherTask, ...turn(1)] })).not.toBe(key);
+  });
+});
+
+describe('stored prefixes', () => {
+  const summary: Message = { role: 'user', content: 'Summary: read files 1 and 2.' };
+
+  it('records what a compaction replaced and applies it to the longer history of the next request', () => {
+    const compacted = [system, task, summary, ...turn(3)];
+    const prefix = prefixFromCompaction({ client: history, sent: history, compacted });
+    expect(prefix).toMatchObject({ covered: 6, replacement: [system, task, summary] });
+    const next = [...history, ...turn(4)];
+    expect(applyStoredPrefix(next, prefix!)).toEqual([system, task, summary, ...turn(3), ...turn(4)]);
+  });
+
+  it('does not apply to a history whose prefix changed', () => {
+    const prefix = prefixFromCompaction({
+      client: history,
+      sent: history,
+      compacted: [system, task, summary, ...turn(3)],
+    });
+    const edited = [system, { role: 'user', content: 'Fix the other bug.' } as Message, ...history.slice(2)];
+    expect(applyStoredPrefix(edited, prefix!)).toBeUndefined();
+    expect(applyStoredPrefix(history.slice(0, 6), prefix!)).toBeUndefined();
+  });
+
+  it('counts a second compaction in the client messages, over the first', () => {
+    const first = prefixFromCompaction({
+      client: history,
+      sent: history,
+      compacted: [system, task, summary, ...turn(3)],
+    })!;
+    const client = [...history, ...turn(4), ...turn(5)];
+    const sent = applyStoredPrefix(client, first)!;
+    const summary2: Message = { role: 'user', content: 'Summary: files 1 to 4.' };
+    const second = prefixFromCompaction({
+      client,
+      sent,
+      compacted: [system, task, summary2, ...turn(5)],
+      previous: first,
+    })!;
+    expect(second.covered).toBe(10);
+    expect(second.hash).toBe(hashMessages(client.slice(0, 10)));
+    expect(applyStoredPrefix(client, second)).toEqual([system, task, summary2, ...turn(5)]);
+  });
+
+  it('keeps nothing from a compaction that kept no tail or changed nothing', () => {
+    expect(prefixFromCompaction({ client: history, sent: history, compacted: [summary] })).toBeUndefined();
+    expect(prefixFromCompaction({ client: history, sent: history, compacted: history })).toBeUndefined();
+  });
+});

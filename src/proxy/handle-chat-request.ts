@@ -1,0 +1,314 @@
+/**
+ * @module
+ * A chat request through the proxy: read, fitted to the upstream model's window, sent, and on an
+ * upstream overflow recovered and retried once. What cannot be fitted is answered 400
+ * `context_length_exceeded` with Headroom's explanation, never sent.
+ */
+
+import { proxyModelSettings } from '../config/proxy-config.js';
+import {
+  type Calibration,
+  type ChatRequest,
+  ContextTruncatedError,
+  HeadroomError,
+  type OverflowInfo,
+  type RequestFormat,
+  readRequest,
+  writeRequest,
+} from '../core/index.js';
+import { applyStoredPrefix, conversationKey } from './conversation-prefix.js';
+import { fitForUpstream, type UpstreamFit } from './fit-for-upstream.js';
+import { forwardUnchanged } from './forward-unchanged.js';
+import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
+import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
+import { type ProxyRecoveryResult, recoverOverflow } from './recover-overflow.js';
+import { credentialHeaders, redactSecrets } from './redact-secrets.js';
+import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
+import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
+
+/** The `x-headroom-*` headers of a fitted request. */
+export function headroomHeaders(fit: UpstreamFit, recovery: string): Record<string, string> {
+  return {
+    'x-headroom-estimate': String(fit.fit.estimate),
+    'x-headroom-budget': String(fit.fit.budget),
+    'x-headroom-window': String(fit.fit.window),
+    'x-headroom-pruned-turns': String(fit.fit.droppedTurns),
+    'x-headroom-recovery': recovery,
+  };
+}
+
+function upstreamMessage(text: string): string {
+  const match = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(text);
+  let message = text;
+  if (match?.[1] !== undefined) {
+    try {
+      message = JSON.parse(`"${match[1]}"`) as string;
+    } catch {
+      message = match[1];
+    }
+  }
+  return message.length > 600 ? `${message.slice(0, 600)}…` : message;
+}
+
+function contextExceeded(exchange: Exchange, message: string, headers: Record<string, string> = {}): void {
+  sendProxyError(
+    exchange,
+    {
+      status: 400,
+      message,
+      type: 'invalid_request_error',
+      param: 'messages',
+      code: 'context_length_exceeded',
+    },
+    headers,
+  );
+}
+
+/** Everything loaded for a request before fitting. */
+interface Prepared {
+  request: ChatRequest;
+  /** The request to fit: `request` with a stored prefix applied. */
+  toFit: ChatRequest;
+  limits: UpstreamLimits;
+  reserve?: number;
+  key: string;
+  conversation: ConversationState;
+  calibration?: Calibration;
+}
+
+async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatRequest): Promise<Prepared> {
+  const model = request.model;
+  const key = conversationKey({ model, messages: request.messages });
+  const [learned, calibration, conversation] = await Promise.all([
+    model === undefined ? Promise.resolve<LearnedModelLimits>({}) : runtime.state.learnedLimits(model),
+    model === undefined ? Promise.resolve(undefined) : runtime.state.calibration(model),
+    runtime.state.conversation(key),
+  ]);
+  const settings = proxyModelSettings({ config: runtime.config, model });
+  const limits = await resolveUpstreamLimits({
+    model,
+    baseUrl: runtime.upstreamRoot,
+    ...(runtime.upstreamFormat === 'anthropic' ? { provider: 'anthropic' } : {}),
+    settings,
+    learned,
+    headers: credentialHeaders(exchange.request.headers),
+    cache: runtime.discovery,
+    ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
+    signal: exchange.signal,
+  });
+  const substituted = conversation.prefix
+    ? applyStoredPrefix(request.messages, conversation.prefix)
+    : undefined;
+  const toFit = substituted ? { ...request, messages: substituted } : request;
+  return {
+    request,
+    toFit,
+    limits,
+    ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
+    key,
+    conversation,
+    ...(calibration ? { calibration } : {}),
+  };
+}
+
+function bodyOf(fit: UpstreamFit, original: Buffer): Buffer {
+  return fit.unchanged ? original : Buffer.from(JSON.stringify(writeRequest(fit.fit.request)));
+}
+
+/** Records what a reply taught: calibration from its usage, a window from a silent truncation. */
+async function learnFromReply(
+  runtime: ProxyRuntime,
+  fit: UpstreamFit,
+  outcome: AttemptOutcome,
+): Promise<void> {
+  const model = fit.fit.request.model;
+  if (outcome.kind !== 'forwarded' || outcome.promptTokens === undefined || model === undefined) return;
+  const before = fit.manager.state;
+  fit.manager.observe({ promptTokens: outcome.promptTokens });
+  const after = fit.manager.state;
+  const writes: Promise<void>[] = [];
+  if (after.calibration.factor > before.calibration.factor)
+    writes.push(runtime.state.saveCalibration(model, after.calibration));
+  const window = after.learnedWindows[model];
+  if (window !== undefined && window !== before.learnedWindows[model])
+    writes.push(runtime.state.saveLearnedLimits(model, { contextLength: window }));
+  await Promise.all(writes);
+}
+
+/** Model-level parts of the manager state: kept per model by the store, not per conversation. */
+const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
+
+/** Saves manager state beyond calibration and limits (sticky compression levels), when it changed. */
+async function saveConversation(runtime: ProxyRuntime, prepared: Prepared, fit: UpstreamFit): Promise<void> {
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fit.manager.state as unknown as Record<string, unknown>))
+    if (!MODEL_STATE_KEYS.has(key) && value !== undefined) rest[key] = value;
+  if (Object.keys(rest).length === 0 && prepared.conversation.manager === undefined) return;
+  if (JSON.stringify(rest) === JSON.stringify(prepared.conversation.manager ?? {})) return;
+  await runtime.state.saveConversation(prepared.key, { ...prepared.conversation, manager: rest });
+}
+
+function recoveryLabel(overflow: OverflowInfo, result: ProxyRecoveryResult): string {
+  return `${overflow.kind}:${result.action}`;
+}
+
+/**
+ * Handles `POST /v1/chat/completions` (and `/v1/messages` for an Anthropic upstream).
+ *
+ * @example
+ * await handleChatRequest({ runtime, exchange, body, format: 'openai' });
+ */
+export async function handleChatRequest({
+  runtime,
+  exchange,
+  body,
+  format,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  format: RequestFormat;
+}): Promise<void> {
+  const { metrics } = runtime;
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    sendProxyError(exchange, {
+      status: 400,
+      message: `the request body is not valid JSON (${(error as Error).message}); send one JSON object`,
+      type: 'invalid_request_error',
+      code: 'invalid_json',
+    });
+    return;
+  }
+  let request: ChatRequest;
+  try {
+    request = readRequest(value, { format });
+  } catch (error) {
+    if (!HeadroomError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
+    // Not a conversation Headroom can read: the upstream is the judge of what it accepts.
+    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-headroom-fit': 'skipped' } });
+    return;
+  }
+
+  const prepared = await prepare(runtime, exchange, request);
+  const fitOnce = (): UpstreamFit =>
+    fitForUpstream({
+      request: prepared.toFit,
+      contextLength: prepared.limits.contextLength,
+      ...(prepared.limits.outputCap === undefined ? {} : { outputCap: prepared.limits.outputCap }),
+      ...(prepared.reserve === undefined ? {} : { reserve: prepared.reserve }),
+      ...(prepared.calibration ? { calibration: prepared.calibration } : {}),
+      ...(prepared.conversation.manager ? { managerState: prepared.conversation.manager } : {}),
+    });
+  let fit: UpstreamFit;
+  try {
+    fit = fitOnce();
+  } catch (error) {
+    if (ContextTruncatedError.isInstance(error)) {
+      metrics.contextExceeded.add();
+      runtime.log({ level: 'warn', event: 'context_exceeded', model: request.model, message: error.message });
+      contextExceeded(exchange, `Headroom: ${error.message}`, {
+        'x-headroom-estimate': String(error.details.estimate),
+        'x-headroom-budget': String(error.details.budget),
+        'x-headroom-window': String(error.details.window),
+        'x-headroom-recovery': 'none',
+      });
+      return;
+    }
+    if (HeadroomError.isInstance(error) && error.code === 'invalid_transcript') {
+      await forwardUnchanged({ runtime, exchange, body, headers: { 'x-headroom-fit': 'skipped' } });
+      return;
+    }
+    throw error;
+  }
+  metrics.fits.add();
+  if (fit.fit.pruned) {
+    metrics.prunes.add();
+    metrics.prunedTurns.add({}, fit.fit.droppedTurns);
+  }
+
+  const attempt = (current: UpstreamFit, recovery: string): Promise<AttemptOutcome> =>
+    sendChatAttempt({
+      runtime,
+      exchange,
+      body: bodyOf(current, body),
+      headers: headroomHeaders(current, recovery),
+      lastEstimate: current.fit.estimate,
+      window: current.fit.window,
+    });
+
+  let outcome = await attempt(fit, 'none');
+  let recovery = 'none';
+  if (outcome.kind === 'overflow') {
+    const overflow = outcome.overflow;
+    const result = recoverOverflow({
+      request: prepared.toFit,
+      sent: fit,
+      overflow,
+      ...(prepared.limits.outputCap === undefined ? {} : { outputCap: prepared.limits.outputCap }),
+      ...(prepared.reserve === undefined ? {} : { reserve: prepared.reserve }),
+    });
+    recovery = recoveryLabel(overflow, result);
+    metrics.recoveries.add({ kind: overflow.kind, action: result.action });
+    if (request.model !== undefined && Object.keys(result.learned).length > 0)
+      await runtime.state.saveLearnedLimits(request.model, result.learned);
+    runtime.log({
+      level: 'warn',
+      event: 'recovery',
+      model: request.model,
+      overflow: overflow.kind,
+      pattern: overflow.pattern,
+      action: result.action,
+      steps: result.steps,
+    });
+    const said = redactSecrets(upstreamMessage(outcome.text), exchange.secrets);
+    if (!result.retry) {
+      metrics.contextExceeded.add();
+      contextExceeded(
+        exchange,
+        `Headroom: ${result.message ?? 'nothing smaller can be sent'}. The upstream said: ${said}`,
+        headroomHeaders(fit, recovery),
+      );
+      return;
+    }
+    fit = result.retry;
+    if (fit.fit.pruned) {
+      metrics.prunes.add();
+      metrics.prunedTurns.add({}, fit.fit.droppedTurns);
+    }
+    outcome = await attempt(fit, recovery);
+    if (outcome.kind === 'overflow') {
+      metrics.contextExceeded.add();
+      contextExceeded(
+        exchange,
+        `Headroom: the upstream rejected the request as too long (${overflow.kind}), and again after recovery (${result.steps.join('; ')}); it was retried once. The upstream said: ${redactSecrets(upstreamMessage(outcome.text), exchange.secrets)}`,
+        headroomHeaders(fit, recovery),
+      );
+      return;
+    }
+  }
+  if (outcome.kind === 'unreachable') {
+    sendProxyError(exchange, {
+      status: 502,
+      message: outcome.message,
+      type: 'upstream_error',
+      code: 'upstream_unreachable',
+    });
+    return;
+  }
+  if (outcome.kind === 'aborted') return;
+  await Promise.all([learnFromReply(runtime, fit, outcome), saveConversation(runtime, prepared, fit)]);
+  runtime.log({
+    level: 'info',
+    event: 'request',
+    model: request.model,
+    status: outcome.status,
+    estimate: fit.fit.estimate,
+    budget: fit.fit.budget,
+    window: fit.fit.window,
+    pruned_turns: fit.fit.droppedTurns,
+    recovery,
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * `headroom/proxy`: an OpenAI-compatible HTTP proxy that makes any client overflow-proof. Every chat
+ * request is fitted to the upstream model's window before it goes upstream, upstream overflows are
+ * recovered and retried once, and state that must outlive a request (learned limits, calibration,
+ * sticky conversation state) lives in a memory, SQLite or Redis store.
+ *
+ * @example
+ * import { startProxy } from 'headroom/proxy';
+ * const proxy = await startProxy({ upstream: 'http://localhost:8000', store: 'redis://127.0.0.1:6379' });
+ * // point any OpenAI client at `${proxy.url}/v1`
+ */
+export {
+  applyStoredPrefix,
+  conversationKey,
+  hashMessages,
+  prefixFromCompaction,
+} from './conversation-prefix.js';
+export {
+  type FitForUpstreamOptions,
+  fitForUpstream,
+  MAX_RESERVE_SHARE,
+  replyReserve,
+  type UpstreamFit,
+} from './fit-for-upstream.js';
+export { openProxyStore } from './open-proxy-store.js';
+export { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
+export { LATENCY_BUCKETS, ProxyMetrics } from './proxy-metrics.js';
+export type { ProxyLogEntry } from './proxy-runtime.js';
+export {
+  CONVERSATION_TTL_SECONDS,
+  type ConversationState,
+  type LearnedModelLimits,
+  PROXY_KEY_PREFIX,
+  ProxyState,
+  type StoredPrefix,
+} from './proxy-state.js';
+export {
+  createMemoryProxyStore,
+  type ProxyStore,
+  type ProxyStoreSetOptions,
+} from './proxy-store.js';
+export { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
+export {
+  type ProxyRecoveryAction,
+  type ProxyRecoveryResult,
+  type RecoverOverflowOptions,
+  recoverOverflow,
+  UNSTATED_WINDOW_SHARE,
+} from './recover-overflow.js';
+export { CREDENTIAL_HEADERS, redactSecrets, secretsOf } from './redact-secrets.js';
+export { createRedisProxyStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-proxy-store.js';
+export { MAX_HOLDBACK_BYTES } from './relay-stream.js';
+export {
+  type ResolveUpstreamLimitsOptions,
+  resolveUpstreamLimits,
+  type UpstreamLimits,
+} from './resolve-upstream-limits.js';
+export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
+export { DEFAULT_PROXY_PORT, type Proxy, type ProxyOptions, startProxy } from './start-proxy.js';

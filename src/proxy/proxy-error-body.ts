@@ -1,0 +1,43 @@
+/**
+ * @module
+ * The error bodies the proxy itself answers with, in the wire format of the route the client called:
+ * OpenAI's `{"error":{message,type,param,code}}` for Chat Completions and everything else,
+ * Anthropic's `{"type":"error","error":{type,message}}` for `/v1/messages`.
+ */
+import type { RequestFormat } from '../core/index.js';
+
+/** What went wrong, in OpenAI's terms. */
+export interface ProxyErrorInfo {
+  status: number;
+  message: string;
+  /** OpenAI `type`: `invalid_request_error`, `upstream_error`, … */
+  type: string;
+  param?: string | null;
+  code?: string | null;
+}
+
+/** Anthropic's error type for an HTTP status. */
+function anthropicType(status: number, type: string): string {
+  if (status === 413) return 'request_too_large';
+  if (status === 404) return 'not_found_error';
+  if (status >= 500) return 'api_error';
+  return type === 'invalid_request_error' ? 'invalid_request_error' : 'api_error';
+}
+
+/**
+ * The JSON text of a proxy error in a wire format.
+ *
+ * @example
+ * proxyErrorBody({ status: 400, message: 'the body is not JSON', type: 'invalid_request_error' }, 'openai');
+ * // '{"error":{"message":"the body is not JSON","type":"invalid_request_error","param":null,"code":null}}'
+ */
+export function proxyErrorBody(error: ProxyErrorInfo, format: RequestFormat = 'openai'): string {
+  if (format === 'anthropic')
+    return JSON.stringify({
+      type: 'error',
+      error: { type: anthropicType(error.status, error.type), message: error.message },
+    });
+  return JSON.stringify({
+    error: { message: error.message, type: error.type, param: error.param ?? null, code: error.code ?? null },
+  });
+}

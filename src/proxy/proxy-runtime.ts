@@ -1,0 +1,85 @@
+/**
+ * @module
+ * What every request handler of one proxy shares, and what one exchange (a client request and its
+ * response) carries through the handlers.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProxyConfig } from '../config/proxy-config.js';
+import type { RequestFormat } from '../core/index.js';
+import type { DiscoveryCache } from '../models/index.js';
+import { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
+import type { ProxyMetrics } from './proxy-metrics.js';
+import type { ProxyState } from './proxy-state.js';
+import { redactSecrets } from './redact-secrets.js';
+import type { UpstreamAgents } from './upstream-request.js';
+
+/** One line of the proxy's log. Never carries headers, bodies or credentials. */
+export interface ProxyLogEntry {
+  level: 'info' | 'warn' | 'error';
+  /** `listening`, `request`, `recovery`, `upstream_error`, `store_error`, `internal_error`, … */
+  event: string;
+  message?: string;
+  [field: string]: unknown;
+}
+
+/** The parts of a running proxy its handlers use. */
+export interface ProxyRuntime {
+  /** The upstream's server root: origin plus any base path, without a trailing `/v1`. */
+  upstreamRoot: string;
+  upstreamFormat: RequestFormat;
+  state: ProxyState;
+  metrics: ProxyMetrics;
+  config: ProxyConfig | undefined;
+  agents: UpstreamAgents;
+  discovery: DiscoveryCache;
+  maxBodyBytes: number;
+  /** For discovery probes (tests pass their own). */
+  fetch?: typeof fetch;
+  log(entry: ProxyLogEntry): void;
+}
+
+/** One client request in flight. */
+export interface Exchange {
+  request: IncomingMessage;
+  response: ServerResponse;
+  /** Path and query as the client sent them. */
+  path: string;
+  /** `performance.now()` when the request arrived. */
+  started: number;
+  /** Milliseconds spent waiting on the upstream, summed over attempts. */
+  upstreamMs: number;
+  /** The client's credentials, scrubbed from every text the proxy writes. */
+  secrets: string[];
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** The wire format the client speaks on this route (for the shape of errors). */
+  format: RequestFormat;
+}
+
+/** The upstream URL for a client path. */
+export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
+  return new URL(`${runtime.upstreamRoot}${path}`);
+}
+
+/** Answers with a proxy error in the route's format; extra headers (x-headroom-*) ride along. */
+export function sendProxyError(
+  exchange: Exchange,
+  error: ProxyErrorInfo,
+  headers: Record<string, string> = {},
+): void {
+  const { response } = exchange;
+  if (response.headersSent || response.destroyed) {
+    response.destroy();
+    return;
+  }
+  const text = proxyErrorBody(
+    { ...error, message: redactSecrets(error.message, exchange.secrets) },
+    exchange.format,
+  );
+  response.writeHead(error.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}

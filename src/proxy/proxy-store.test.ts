@@ -1,0 +1,105 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openProxyStore } from './open-proxy-store.js';
+import { ProxyState } from './proxy-state.js';
+import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
+import { createSqliteProxyStore } from './sqlite-proxy-store.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'headroom-proxy-store-'));
+
+const stores: [string, (now: () => number) => ProxyStore][] = [
+  ['memory', (now) => createMemoryProxyStore({ now })],
+  ['sqlite', (now) => createSqliteProxyStore({ path: join(dir, `${Math.random()}.db`), now })],
+];
+
+describe.each(stores)('the %s proxy store', (_name, create) => {
+  it('gets what was set, forgets what was deleted, and expires values with a ttl', async () => {
+    let clock = 1_000;
+    const store = create(() => clock);
+    expect(await store.get('a')).toBeUndefined();
+    await store.set('a', '{"x":1}');
+    await store.set('b', 'two', { ttlSeconds: 10 });
+    expect(await store.get('a')).toBe('{"x":1}');
+    expect(await store.get('b')).toBe('two');
+    clock += 10_000;
+    expect(await store.get('b')).toBeUndefined();
+    await store.set('a', 'replaced');
+    expect(await store.get('a')).toBe('replaced');
+    await store.delete('a');
+    expect(await store.get('a')).toBeUndefined();
+    await store.close();
+  });
+});
+
+describe('the SQLite proxy store', () => {
+  it('keeps values across reopening the file', async () => {
+    const path = join(dir, 'reopen.db');
+    const first = createSqliteProxyStore({ path });
+    await first.set('k', 'v');
+    await first.close();
+    const second = createSqliteProxyStore({ path });
+    expect(await second.get('k')).toBe('v');
+    await second.close();
+  });
+
+  it('names the path it cannot open', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    expect(() => createSqliteProxyStore({ path: join(file, 'nope.db') })).toThrow(
+      /cannot open the proxy store at .*a-file\/nope\.db: /,
+    );
+  });
+});
+
+describe('openProxyStore', () => {
+  it('opens the store a spec names and rejects others', async () => {
+    const memory = openProxyStore('memory');
+    expect(memory.kind).toBe('memory');
+    const sqlite = openProxyStore(`sqlite:${join(dir, 'spec.db')}`);
+    expect(sqlite.kind).toBe('sqlite');
+    await Promise.all([memory.close(), sqlite.close()]);
+    expect(() => openProxyStore('mongodb://x')).toThrow(/unknown store "mongodb:\/\/x"; use memory, sqlite/);
+    expect(() => openProxyStore('sqlite:')).toThrow(/sqlite:PATH needs a path/);
+  });
+});
+
+describe('ProxyState', () => {
+  it('merges learned limits and only ever raises the calibration factor', async () => {
+    const state = new ProxyState({ store: createMemoryProxyStore() });
+    await state.saveLearnedLimits('m', { contextLength: 21_000 });
+    await state.saveLearnedLimits('m', { outputCap: 4_096 });
+    expect(await state.learnedLimits('m')).toEqual({ contextLength: 21_000, outputCap: 4_096 });
+    await state.saveCalibration('m', { factor: 1.2, seed: 1, observations: 1 });
+    await state.saveCalibration('m', { factor: 1.1, seed: 1, observations: 2 });
+    expect((await state.calibration('m'))?.factor).toBe(1.2);
+    await state.saveConversation('c', { manager: { compression: { entries: {} } } });
+    expect(await state.conversation('c')).toEqual({ manager: { compression: { entries: {} } } });
+  });
+
+  it('serves without state when the store fails, and says so', async () => {
+    const failures: string[] = [];
+    const broken: ProxyStore = {
+      kind: 'redis',
+      get: () => Promise.reject(new Error('connection refused')),
+      set: () => Promise.reject(new Error('connection refused')),
+      delete: () => Promise.reject(new Error('connection refused')),
+      close: () => Promise.resolve(),
+    };
+    const state = new ProxyState({ store: broken, onError: (_error, operation) => failures.push(operation) });
+    expect(await state.learnedLimits('m')).toEqual({});
+    expect(await state.calibration('m')).toBeUndefined();
+    await state.saveConversation('c', {});
+    expect(failures).toEqual(['read limits', 'read calibration', 'write conversation']);
+  });
+
+  it('ignores values that are not what it wrote', async () => {
+    const store = createMemoryProxyStore();
+    await store.set('headroom:proxy:v1:calibration:m', '{"factor":"high"}');
+    await store.set('headroom:proxy:v1:limits:m', 'not json');
+    const state = new ProxyState({ store });
+    expect(await state.calibration('m')).toBeUndefined();
+    expect(await state.learnedLimits('m')).toEqual({});
+  });
+});

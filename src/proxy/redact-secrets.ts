@@ -1,0 +1,54 @@
+/**
+ * @module
+ * Credentials never leave the proxy except in the request they came with: every text the proxy logs
+ * or answers with is scrubbed of the values of the client's credential headers.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** Headers whose values are credentials. */
+export const CREDENTIAL_HEADERS: readonly string[] = [
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'proxy-authorization',
+  'cookie',
+  'x-goog-api-key',
+];
+
+/** The secret values a request carries: whole header values and the token after a scheme. */
+export function secretsOf(headers: IncomingHttpHeaders): string[] {
+  const secrets: string[] = [];
+  for (const name of CREDENTIAL_HEADERS) {
+    const raw = headers[name];
+    for (const value of Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]) {
+      const trimmed = value.trim();
+      if (trimmed.length >= 4) secrets.push(trimmed);
+      const token = /^\S+\s+(\S{4,})$/.exec(trimmed)?.[1];
+      if (token) secrets.push(token);
+    }
+  }
+  return secrets.sort((left, right) => right.length - left.length);
+}
+
+/**
+ * `text` with every secret replaced by `[redacted]`.
+ *
+ * @example
+ * redactSecrets('upstream said: bad key sk-123456', ['sk-123456']); // 'upstream said: bad key [redacted]'
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+/** The credential headers only, for discovery probes sent on the client's behalf. */
+export function credentialHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of CREDENTIAL_HEADERS) {
+    if (name === 'cookie' || name === 'proxy-authorization') continue;
+    const value = headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+/**
+ * @module
+ * One attempt at a chat request upstream: sent, and either passed on to the client (a reply, or an
+ * error that is not an overflow) or, for an overflow the client has not seen any of yet, handed
+ * back for recovery.
+ */
+import { classifyOverflow, HeadroomError, type OverflowInfo } from '../core/index.js';
+import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
+import { relayStream } from './relay-stream.js';
+import {
+  forwardedRequestHeaders,
+  forwardedResponseHeaders,
+  readResponseBody,
+  sendUpstream,
+} from './upstream-request.js';
+
+/** How an attempt ended. */
+export type AttemptOutcome =
+  /** The client has the upstream's answer (a reply, or an error that is no overflow). */
+  | { kind: 'forwarded'; status: number; promptTokens?: number }
+  /** The upstream rejected the request as too long; the client has seen nothing. */
+  | { kind: 'overflow'; overflow: OverflowInfo; status: number; text: string }
+  /** The upstream could not be reached, or its stream broke before any content. */
+  | { kind: 'unreachable'; message: string }
+  | { kind: 'aborted' };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Prompt tokens a JSON reply reports (OpenAI `usage.prompt_tokens`; Anthropic input + cache). */
+export function promptTokensOfReply(body: unknown): number | undefined {
+  if (!isRecord(body) || !isRecord(body.usage)) return undefined;
+  const usage = body.usage;
+  if (typeof usage.prompt_tokens === 'number') return usage.prompt_tokens;
+  const count = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);
+  const total =
+    count('input_tokens') + count('cache_creation_input_tokens') + count('cache_read_input_tokens');
+  return total > 0 ? total : undefined;
+}
+
+/** A 200 whose JSON body is an error and no reply (some gateways answer overflows this way). */
+function isErrorReply(body: unknown): boolean {
+  return (
+    isRecord(body) &&
+    (isRecord(body.error) || body.type === 'error') &&
+    body.choices === undefined &&
+    body.content === undefined
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Inputs of {@link sendChatAttempt}. */
+export interface SendChatAttemptOptions {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  /** `x-headroom-*` headers for the client's response. */
+  headers: Record<string, string>;
+  /** The fitted estimate and window, for classifying a bare 413. */
+  lastEstimate: number;
+  window: number;
+}
+
+/**
+ * Sends the fitted body upstream and relays the answer. Streams pass through chunk by chunk once
+ * the first content arrives; an error event before that, or an error status, is classified, and an
+ * overflow comes back to the caller unsent.
+ *
+ * @example
+ * const outcome = await sendChatAttempt({ runtime, exchange, body, headers, lastEstimate: 9_120, window: 9_600 });
+ * if (outcome.kind === 'overflow') recoverOverflow({ request, sent, overflow: outcome.overflow });
+ */
+export async function sendChatAttempt({
+  runtime,
+  exchange,
+  body,
+  headers,
+  lastEstimate,
+  window,
+}: SendChatAttemptOptions): Promise<AttemptOutcome> {
+  const { response, signal } = exchange;
+  const started = performance.now();
+  const classify = (status: number, text: string): OverflowInfo =>
+    classifyOverflow({
+      status,
+      body: text,
+      lastEstimate,
+      window,
+      ...(runtime.config?.overflowPatterns.length ? { patterns: runtime.config.overflowPatterns } : {}),
+    });
+  try {
+    const upstream = await sendUpstream({
+      url: upstreamUrl(runtime, exchange.path),
+      method: 'POST',
+      headers: {
+        ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
+        'content-type': 'application/json',
+      },
+      body,
+      signal,
+      agents: runtime.agents,
+    });
+    const status = upstream.statusCode ?? 502;
+    const passed = { ...forwardedResponseHeaders(upstream.headers), ...headers };
+    const eventStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
+    if (status < 300 && eventStream) {
+      const outcome = await relayStream({
+        upstream,
+        response,
+        signal,
+        commit: () => response.writeHead(status, passed),
+      });
+      if (outcome.kind === 'aborted') return { kind: 'aborted' };
+      if (outcome.kind === 'interrupted-before-content') {
+        runtime.metrics.upstreamErrors.add({ reason: 'interrupted' });
+        return {
+          kind: 'unreachable',
+          message: `the upstream stream broke off before any content (${outcome.cause.message})`,
+        };
+      }
+      if (outcome.kind === 'error-before-content') {
+        const overflow = classify(status, outcome.text);
+        if (overflow.kind !== 'none') return { kind: 'overflow', overflow, status, text: outcome.text };
+        runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
+        response.writeHead(status, passed);
+        response.end(outcome.text);
+        return { kind: 'forwarded', status };
+      }
+      if (outcome.errorAfterContent) runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
+      if (outcome.interrupted) runtime.metrics.upstreamErrors.add({ reason: 'interrupted' });
+      return {
+        kind: 'forwarded',
+        status,
+        ...(outcome.promptTokens === undefined ? {} : { promptTokens: outcome.promptTokens }),
+      };
+    }
+    const bytes = await readResponseBody(upstream);
+    const text = bytes.toString('utf8');
+    const json = parseJson(text);
+    if (status >= 400 || isErrorReply(json)) {
+      const overflow = classify(status, text);
+      if (overflow.kind !== 'none') return { kind: 'overflow', overflow, status, text };
+      runtime.metrics.upstreamErrors.add({
+        reason: status >= 500 ? 'http_5xx' : status >= 400 ? 'http_4xx' : 'error_reply',
+      });
+    }
+    if (signal.aborted) return { kind: 'aborted' };
+    response.writeHead(status, { ...passed, 'content-length': String(bytes.length) });
+    response.end(bytes);
+    const promptTokens = status < 300 ? promptTokensOfReply(json) : undefined;
+    return { kind: 'forwarded', status, ...(promptTokens === undefined ? {} : { promptTokens }) };
+  } catch (error) {
+    if (signal.aborted) return { kind: 'aborted' };
+    if (HeadroomError.isInstance(error) && error.code === 'provider_error') {
+      runtime.metrics.upstreamErrors.add({ reason: 'unreachable' });
+      return { kind: 'unreachable', message: error.message };
+    }
+    runtime.metrics.upstreamErrors.add({ reason: 'interrupted' });
+    return { kind: 'unreachable', message: `the upstream connection failed: ${(error as Error).message}` };
+  } finally {
+    exchange.upstreamMs += performance.now() - started;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * @module
+ * The SQLite proxy store: one key-value table in its own file, the default of `headroom serve`.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { HeadroomError } from '../core/index.js';
+import { defaultStorePath } from '../store/index.js';
+import type { ProxyStore } from './proxy-store.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS proxy_state (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  expires_at INTEGER
+) WITHOUT ROWID;
+`;
+
+/** `proxy.db` beside the session store's file (`$XDG_DATA_HOME/headroom/`, or `HEADROOM_STORE`'s folder). */
+export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dirname(defaultStorePath(env)), 'proxy.db');
+}
+
+/**
+ * A proxy store on a SQLite file (better-sqlite3, WAL journal, so several proxy processes on one
+ * machine can share the file). Expired rows are skipped on read and swept on open.
+ *
+ * @example
+ * const store = createSqliteProxyStore({ path: '/var/lib/headroom/proxy.db' });
+ */
+export function createSqliteProxyStore({
+  path = defaultProxyStorePath(),
+  now = Date.now,
+}: {
+  path?: string;
+  now?: () => number;
+} = {}): ProxyStore {
+  let db: Database.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(SCHEMA);
+    db.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
+  } catch (error) {
+    throw new HeadroomError(
+      'invalid_config',
+      `cannot open the proxy store at ${path}: ${(error as Error).message}; check the path and its permissions, or use --store memory`,
+      { cause: error },
+    );
+  }
+  const select = db.prepare<[string, number], { value: string }>(
+    'SELECT value FROM proxy_state WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)',
+  );
+  const upsert = db.prepare<[string, string, number | null]>(
+    'INSERT INTO proxy_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+  );
+  const remove = db.prepare<[string]>('DELETE FROM proxy_state WHERE key = ?');
+  return {
+    kind: 'sqlite',
+    async get(key) {
+      return select.get(key, now())?.value;
+    },
+    async set(key, value, { ttlSeconds } = {}) {
+      upsert.run(key, value, ttlSeconds === undefined ? null : now() + ttlSeconds * 1_000);
+    },
+    async delete(key) {
+      remove.run(key);
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

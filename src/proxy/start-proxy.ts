@@ -1,0 +1,233 @@
+/**
+ * @module
+ * `startProxy`: an OpenAI-compatible (and Anthropic Messages) HTTP proxy that fits every chat
+ * request to the upstream model's window before it goes upstream.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ProxyConfig } from '../config/proxy-config.js';
+import { HeadroomError, type RequestFormat } from '../core/index.js';
+import { DiscoveryCache, serverRoot } from '../models/index.js';
+import { forwardUnchanged } from './forward-unchanged.js';
+import { handleChatRequest } from './handle-chat-request.js';
+import { openProxyStore } from './open-proxy-store.js';
+import { ProxyMetrics } from './proxy-metrics.js';
+import { type Exchange, type ProxyLogEntry, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
+import { ProxyState } from './proxy-state.js';
+import type { ProxyStore } from './proxy-store.js';
+import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './read-request-body.js';
+import { redactSecrets, secretsOf } from './redact-secrets.js';
+import { createUpstreamAgents } from './upstream-request.js';
+
+/** The port `headroom serve` listens on unless told otherwise. */
+export const DEFAULT_PROXY_PORT = 8787;
+
+/** Options of {@link startProxy}. */
+export interface ProxyOptions {
+  /** The upstream server: `http://host:port`, with or without a trailing `/v1`, any base path kept. */
+  upstream: string;
+  /** Default 8787; 0 picks a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** `anthropic`: `/v1/messages` is fitted too, as Anthropic Messages. Default `openai`. */
+  upstreamFormat?: RequestFormat;
+  /** A store, or a spec for {@link openProxyStore} (`memory`, `sqlite[:PATH]`, `redis://…`). Default `memory`. */
+  store?: ProxyStore | string;
+  /** Limits, recovery settings and overflow rows (see `parseProxyConfig`). */
+  config?: ProxyConfig;
+  /** Request bodies over this many bytes are answered 413. Default the config's, else 32 MiB. */
+  maxBodyBytes?: number;
+  /** Receives log entries (never headers, bodies or credentials). */
+  onLog?: (entry: ProxyLogEntry) => void;
+  /** The `fetch` discovery probes use (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/** A running proxy. */
+export interface Proxy {
+  /** `http://HOST:PORT`; clients use `${url}/v1` as their base URL. */
+  url: string;
+  port: number;
+  store: ProxyStore;
+  metrics: ProxyMetrics;
+  /** Stops listening, ends open connections, and closes the store if the proxy opened it. */
+  close(): Promise<void>;
+}
+
+function routeOf(method: string, pathname: string, format: RequestFormat): string {
+  if (pathname === '/healthz') return 'healthz';
+  if (pathname === '/metrics') return 'metrics';
+  if (method === 'POST' && pathname === '/v1/chat/completions') return 'chat_completions';
+  if (method === 'POST' && pathname === '/v1/messages' && format === 'anthropic') return 'messages';
+  return 'forward';
+}
+
+/**
+ * Starts the proxy. Every `POST /v1/chat/completions` (and, with `upstreamFormat: 'anthropic'`,
+ * `POST /v1/messages`) is fitted to the upstream model's window and sent; an upstream overflow is
+ * recovered and retried once; what cannot fit is answered 400 `context_length_exceeded`. Every other
+ * path is forwarded unchanged. Responses carry `x-headroom-estimate`, `x-headroom-budget`,
+ * `x-headroom-pruned-turns` and `x-headroom-recovery`; `GET /healthz` and `GET /metrics` report.
+ *
+ * @example
+ * import OpenAI from 'openai';
+ * import { startProxy } from 'headroom/proxy';
+ *
+ * const proxy = await startProxy({ upstream: 'http://localhost:8000', port: 0 });
+ * const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: process.env.API_KEY });
+ * await client.chat.completions.create({ model: 'glm5.2', messages, max_tokens: 96_000 });
+ * await proxy.close();
+ */
+export async function startProxy(options: ProxyOptions): Promise<Proxy> {
+  const { port = DEFAULT_PROXY_PORT, host = '127.0.0.1', upstreamFormat = 'openai', config } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new HeadroomError('invalid_config', `port must be an integer in 0…65535, got ${port}`);
+  const upstreamRoot = serverRoot(options.upstream);
+  const maxBodyBytes = options.maxBodyBytes ?? config?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
+    throw new HeadroomError('invalid_config', `maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+  const ownsStore = typeof options.store !== 'object';
+  const store = typeof options.store === 'object' ? options.store : openProxyStore(options.store ?? 'memory');
+  const metrics = new ProxyMetrics();
+  const log = options.onLog ?? (() => undefined);
+  let storeErrorLogged = false;
+  const state = new ProxyState({
+    store,
+    onError(error, operation) {
+      metrics.storeErrors.add({ operation: operation.split(' ')[0] ?? operation });
+      // One line per outage, not one per request.
+      if (storeErrorLogged) return;
+      storeErrorLogged = true;
+      log({
+        level: 'warn',
+        event: 'store_error',
+        message: `the ${store.kind} store failed to ${operation} (${(error as Error).message}); serving without stored state`,
+      });
+    },
+  });
+  const runtime: ProxyRuntime = {
+    upstreamRoot,
+    upstreamFormat,
+    state,
+    metrics,
+    config,
+    agents: createUpstreamAgents(),
+    discovery: new DiscoveryCache(),
+    maxBodyBytes,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    log,
+  };
+
+  const handle = async (exchange: Exchange, route: string): Promise<void> => {
+    const { request, response } = exchange;
+    if (route === 'healthz') {
+      const text = JSON.stringify({ status: 'ok', upstream: upstreamRoot, store: store.kind });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.end(text);
+      return;
+    }
+    if (route === 'metrics') {
+      const text = metrics.render();
+      response.writeHead(200, {
+        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.end(text);
+      return;
+    }
+    const read = await readRequestBody(request, maxBodyBytes);
+    if (read.tooLarge) {
+      sendProxyError(
+        exchange,
+        {
+          status: 413,
+          message: `the request body is ${read.bytes} bytes, over the proxy's limit of ${maxBodyBytes} bytes; send less, or raise --max-body-bytes`,
+          type: 'invalid_request_error',
+          code: 'request_too_large',
+        },
+        { connection: 'close' },
+      );
+      return;
+    }
+    if (route === 'forward') {
+      await forwardUnchanged({ runtime, exchange, body: read.body });
+      return;
+    }
+    await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
+    metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
+  };
+
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const started = performance.now();
+    const url = new URL(request.url ?? '/', 'http://proxy');
+    const method = request.method ?? 'GET';
+    const route = routeOf(method, url.pathname, upstreamFormat);
+    const controller = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) controller.abort();
+      metrics.requests.add({ route, status: String(response.statusCode) });
+    });
+    const exchange: Exchange = {
+      request,
+      response,
+      path: `${url.pathname}${url.search}`,
+      started,
+      upstreamMs: 0,
+      secrets: secretsOf(request.headers),
+      signal: controller.signal,
+      format: route === 'messages' ? 'anthropic' : 'openai',
+    };
+    handle(exchange, route).catch((error: unknown) => {
+      const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
+      log({ level: 'error', event: 'internal_error', route, message });
+      sendProxyError(exchange, {
+        status: 500,
+        message: `Headroom proxy failed: ${message}; please report this`,
+        type: 'server_error',
+        code: 'internal_error',
+      });
+    });
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(
+        new HeadroomError('invalid_config', `cannot listen on ${host}:${port}: ${error.message}`, {
+          cause: error,
+        }),
+      ),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address !== null ? address.port : port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+  log({ level: 'info', event: 'listening', url, upstream: upstreamRoot, store: store.kind });
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: boundPort,
+    store,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+          for (const socket of sockets) socket.destroy();
+        });
+        runtime.agents.destroy();
+        if (ownsStore) await store.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * @module
+ * Requests to the upstream over `node:http(s)`: raw bytes both ways (no re-encoding, no automatic
+ * decompression), keep-alive sockets, and an `AbortSignal` that tears the upstream request down when
+ * the client goes away.
+ */
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { HeadroomError } from '../core/index.js';
+
+/** Request headers that belong to one hop and are never forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
+
+/** The client's headers as forwarded upstream; with `identity`, the reply is asked for uncompressed. */
+export function forwardedRequestHeaders(
+  headers: IncomingHttpHeaders,
+  { identity = false, bodyBytes }: { identity?: boolean; bodyBytes?: number } = {},
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    out[name] = value;
+  }
+  if (identity) out['accept-encoding'] = 'identity';
+  if (bodyBytes !== undefined) out['content-length'] = String(bodyBytes);
+  return out;
+}
+
+/** The upstream's response headers as sent on to the client (without hop-by-hop and length). */
+export function forwardedResponseHeaders(
+  headers: IncomingHttpHeaders,
+  { keepLength = false }: { keepLength?: boolean } = {},
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || (HOP_BY_HOP.has(name) && !(keepLength && name === 'content-length'))) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Keep-alive agents for one proxy, destroyed when it closes. */
+export interface UpstreamAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+  destroy(): void;
+}
+
+export function createUpstreamAgents(): UpstreamAgents {
+  const http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+  return {
+    http,
+    https,
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
+
+/** Inputs of {@link sendUpstream}. */
+export interface SendUpstreamOptions {
+  url: URL;
+  method: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer;
+  signal?: AbortSignal;
+  agents: UpstreamAgents;
+}
+
+/**
+ * Sends one request upstream and resolves with the response as soon as its headers arrive (the body
+ * is the caller's to read). Rejects with `provider_error` (`data.failure: 'connection'`) when the
+ * upstream cannot be reached, naming its origin and the cause, and with `aborted` on abort.
+ */
+export function sendUpstream({
+  url,
+  method,
+  headers,
+  body,
+  signal,
+  agents,
+}: SendUpstreamOptions): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new HeadroomError('aborted', 'the client went away before the request was sent'));
+      return;
+    }
+    const secure = url.protocol === 'https:';
+    const send = secure ? httpsRequest : httpRequest;
+    const outgoing = send(url, {
+      method,
+      headers,
+      agent: secure ? agents.https : agents.http,
+      ...(signal ? { signal } : {}),
+    });
+    outgoing.once('response', resolve);
+    outgoing.once('error', (error: NodeJS.ErrnoException) => {
+      if (signal?.aborted) {
+        reject(
+          new HeadroomError('aborted', 'the client went away; the upstream request was cancelled', {
+            cause: error,
+          }),
+        );
+        return;
+      }
+      reject(
+        new HeadroomError(
+          'provider_error',
+          `cannot reach the upstream ${url.origin}: ${error.code ?? error.message}`,
+          {
+            cause: error,
+            data: { failure: 'connection', cause: error.code ?? error.message },
+            retryable: true,
+          },
+        ),
+      );
+    });
+    outgoing.end(body);
+  });
+}
+
+/** Reads a whole response body, at most `maxBytes` of it (the rest is discarded). */
+export async function readResponseBody(
+  response: IncomingMessage,
+  maxBytes = 64 * 1024 * 1024,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of response) {
+    const buffer = chunk as Buffer;
+    if (bytes + buffer.length <= maxBytes) chunks.push(buffer);
+    bytes += buffer.length;
+  }
+  return Buffer.concat(chunks);
+}
