@@ -12,6 +12,7 @@ export * from './errors/index.js';
 export * from './manager/index.js';
 export * from './overflow/index.js';
 export * from './prune/index.js';
+export * from './recovery/index.js';
 export * from './schemas/index.js';
 export * from './tokens/index.js';
 export * from './transcript/index.js';

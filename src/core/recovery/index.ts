@@ -1,0 +1,17 @@
+/**
+ * @module
+ * Recovery from overflows: per kind (`budget`: lower `max_tokens`; `output_cap`: lower the cap;
+ * `context`: the escalation chain of compaction, a smaller kept tail, forced prune, hard truncation
+ * and the non-LLM fallback), one recovery per turn, and a clear stop when nothing can fit.
+ */
+export { recoverFromOverflow } from './recover-from-overflow.js';
+export type { RecoverFromOverflowOptions, RecoveryAction, RecoveryResult } from './recovery-result.js';
+export { explainFloor, smallestTranscript } from './smallest-request.js';
+export {
+  fallbackMarker,
+  fallbackToNewest,
+  newestUnitStart,
+  type TranscriptCut,
+  truncateTranscript,
+  truncationMarker,
+} from './truncate-transcript.js';

@@ -1,0 +1,313 @@
+import { describe, expect, it } from 'vitest';
+import {
+  codingSession,
+  providerRejection,
+  recordingSummarizer,
+  sourceOutput,
+  toolTurn,
+} from '../../../test/support/compaction-fixtures.js';
+import type { Summarizer } from '../compact/index.js';
+import { ContextTruncatedError } from '../errors/index.js';
+import { ContextWindowManager } from '../manager/index.js';
+import type { OverflowInfo } from '../overflow/index.js';
+import { type ChatRequest, contentText, type Message, validatePairing } from '../transcript/index.js';
+import { recoverFromOverflow } from './recover-from-overflow.js';
+
+const MODEL = 'test-model';
+
+function request(messages: Message[], extra: Partial<ChatRequest> = {}): ChatRequest {
+  return { format: 'openai', model: MODEL, messages, tools: [], extra: {}, ...extra };
+}
+
+function context(window: number): OverflowInfo {
+  return { kind: 'context', window, input: window + 5_000, pattern: 'test' };
+}
+
+function expectNothingLost(
+  history: readonly Message[],
+  result: { messages?: Message[]; removed: Message[] },
+) {
+  const kept = new Set(result.messages ?? history);
+  for (const message of history) expect(kept.has(message) || result.removed.includes(message)).toBe(true);
+}
+
+/** The retry fits the learned window: its prompt within the budget, prompt + max_tokens within the window. */
+function fits(manager: ContextWindowManager, sent: ChatRequest | undefined) {
+  expect(sent).toBeDefined();
+  const { maxTokens, ...prompt } = sent as ChatRequest;
+  const measured = manager.measure(prompt);
+  expect(measured.estimate).toBeLessThanOrEqual(measured.budget);
+  expect(measured.estimate + (maxTokens ?? 0)).toBeLessThanOrEqual(measured.window);
+  expect(validatePairing(prompt.messages).ok).toBe(true);
+}
+
+describe('recoverFromOverflow: budget', () => {
+  it('retries with max_tokens = window - input - 512 and never compacts, learning the window', async () => {
+    const manager = new ContextWindowManager({ contextLength: 32_768, outputCap: 9_600, reserve: 2_048 });
+    const history = codingSession({ turns: 6, lines: 20 });
+    const summarize = recordingSummarizer();
+    const overflow: OverflowInfo = {
+      kind: 'budget',
+      window: 21_000,
+      input: 5_001,
+      output: 9_600,
+      pattern: 'vllm',
+    };
+    const result = await recoverFromOverflow({ request: request(history), overflow, manager, summarize });
+    const input = Math.max(5_001, manager.measure(request(history)).estimate);
+    expect(result.action).toBe('lower_max_tokens');
+    expect(result.request?.maxTokens).toBe(Math.min(9_600, 21_000 - input - 512));
+    expect(result.request?.messages).toBe(history);
+    expect(result.removed).toEqual([]);
+    expect(result.messages).toBeUndefined();
+    expect(summarize.requests).toHaveLength(0);
+    expect(manager.windowFor(MODEL)).toBe(21_000);
+    expect(result.window).toBe(21_000);
+  });
+
+  it('treats a budget overflow that leaves less than 1,024 tokens for the reply as context', async () => {
+    const manager = new ContextWindowManager({ contextLength: 32_768 });
+    const history = codingSession({ turns: 12, lines: 40 });
+    const estimate = manager.measure(request(history)).estimate;
+    const overflow: OverflowInfo = {
+      kind: 'budget',
+      window: estimate + 600,
+      input: estimate - 10,
+      output: 4_096,
+      pattern: 'vllm',
+    };
+    const result = await recoverFromOverflow({ request: request(history), overflow, manager });
+    expect(result.steps.join('\n')).toMatch(/treated as context/);
+    expect(result.action).not.toBe('lower_max_tokens');
+  });
+});
+
+describe('recoverFromOverflow: output_cap', () => {
+  it('lowers the cap once to what the error states, learns it, and never raises it', async () => {
+    const manager = new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 });
+    const history = codingSession({ turns: 2, lines: 5 });
+    const overflow: OverflowInfo = {
+      kind: 'output_cap',
+      output: 16_384,
+      outputLimit: 4_096,
+      pattern: 'openai',
+    };
+    const result = await recoverFromOverflow({ request: request(history), overflow, manager });
+    expect(result.action).toBe('lower_output_cap');
+    expect(result.request?.maxTokens).toBe(4_096);
+    expect(manager.outputCapFor(MODEL)).toBe(4_096);
+
+    const higher: OverflowInfo = { kind: 'output_cap', output: 4_096, outputLimit: 50_000, pattern: 'odd' };
+    const again = await recoverFromOverflow({ request: request(history), overflow: higher, manager });
+    expect(again.request?.maxTokens).toBeLessThan(4_096);
+    expect(manager.outputCapFor(MODEL)).toBeLessThan(4_096);
+  });
+});
+
+describe('recoverFromOverflow: the context chain', () => {
+  it('compacts with the summarizer and retries with a request that fits', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history = codingSession({ turns: 16, lines: 40 });
+    const summarize = recordingSummarizer();
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(12_000),
+      manager,
+      summarize,
+    });
+    expect(result.action).toBe('compacted');
+    expect(result.steps).toContain('learned window 12000 for test-model');
+    expect(result.steps.some((step) => /^compaction: ok/.test(step))).toBe(true);
+    fits(manager, result.request);
+    expect(result.removed.length).toBeGreaterThan(0);
+    expect(result.recall?.[0]?.messages).toEqual(result.removed);
+    expectNothingLost(history, result);
+  });
+
+  it('keeps a compaction that is smaller but still over the budget and builds a smaller kept tail on it', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history = codingSession({ turns: 14, lines: 40 });
+    let calls = 0;
+    // The first summary is long; the next, written over it with half the kept tail, is short.
+    const summarize: Summarizer = async () => {
+      calls++;
+      return { text: calls === 1 ? `Long summary. ${'detail '.repeat(6_800)}` : 'Short summary.' };
+    };
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(20_000),
+      manager,
+      summarize,
+      summaryMaxTokens: 2_048,
+    });
+    expect(result.steps.some((step) => /^compaction: over_budget/.test(step))).toBe(true);
+    expect(result.steps.some((step) => /^compaction keeping 1 turns: ok/.test(step))).toBe(true);
+    expect(result.action).toBe('compacted');
+    fits(manager, result.request);
+    expectNothingLost(history, result);
+    // The final placeholder stands for every original message compacted away, across both steps.
+    expect(result.recall?.at(-1)?.messages).toEqual(result.removed);
+  });
+
+  it('rolls a compaction whose summary request overflows back to a smaller request (the shrink), then fits', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history = codingSession({ turns: 16, lines: 40 });
+    let calls = 0;
+    const summarize: Summarizer = async () => {
+      calls++;
+      if (calls === 1)
+        throw providerRejection(
+          "This model's maximum context length is 12000 tokens. However, your messages resulted in 13000 tokens. Please reduce the length of the messages.",
+        );
+      return { text: 'Summary.' };
+    };
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(12_000),
+      manager,
+      summarize,
+    });
+    expect(result.action).toBe('compacted');
+    expect(calls).toBeGreaterThan(1);
+    fits(manager, result.request);
+    expectNothingLost(history, result);
+  });
+
+  it('without a summarizer, stubs every tool result outside the newest run when that is enough (forced prune)', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL, compress: false });
+    const history = codingSession({ turns: 10, lines: 60 });
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(12_000),
+      manager,
+    });
+    expect(result.action).toBe('truncated');
+    expect(result.steps.some((step) => /^forced prune: 9 tool results stubbed/.test(step))).toBe(true);
+    expect(result.removed).toEqual([]);
+    const stubs = result.request?.messages.filter(
+      (message) => message.role === 'tool' && contentText(message.content).startsWith('[elided #'),
+    );
+    expect(stubs).toHaveLength(9);
+    expect(result.request?.messages.at(-2)).toBe(history.at(-2));
+    fits(manager, result.request);
+  });
+
+  it('truncates hard to a marker and the newest whole turns when stubs are not enough', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: 'Write the report.' },
+    ];
+    for (let turn = 0; turn < 12; turn++)
+      history.push({
+        role: 'assistant',
+        content: `Draft ${turn}: ${'the report continues with more prose '.repeat(60)}`,
+      });
+    history.push({ role: 'user', content: 'Now shorten it.' });
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(6_000),
+      manager,
+    });
+    expect(result.action).toBe('truncated');
+    expect(contentText(result.messages?.[2]?.content ?? '')).toMatch(
+      /^\[truncated #\d+: \d+ earlier messages removed/,
+    );
+    expect(result.messages?.slice(0, 2)).toEqual(history.slice(0, 2));
+    expect(result.messages?.at(-1)).toBe(history.at(-1));
+    expect(result.recall?.[0]).toMatchObject({ kind: 'truncation', messages: result.removed });
+    fits(manager, result.request);
+    expectNothingLost(history, result);
+  });
+
+  it('falls back to a digest and the newest pairing-safe unit when even the newest turn is too large', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
+      ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
+      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
+      { role: 'user', content: 'Forget that file; just summarize the spec.' },
+    ];
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(9_000),
+      manager,
+    });
+    expect(result.steps.some((step) => /^truncated: nothing fits this way/.test(step))).toBe(true);
+    expect(result.action).toBe('fallback');
+    const digest = contentText(result.messages?.[1]?.content ?? '');
+    expect(digest).toMatch(/^\[compacted #\d+: 5 earlier messages condensed without a model/);
+    expect(digest).toContain('[tool read_file(src/big.ts) ran, result elided]');
+    expect(result.messages?.at(-1)).toBe(history.at(-1));
+    fits(manager, result.request);
+    expectNothingLost(history, result);
+  });
+
+  it('gives up with context_truncated, compacting nothing, when tool schemas alone fill the window', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const tools = Array.from({ length: 40 }, (_, index) => ({
+      name: `tool_${index}`,
+      description: 'A tool with a long description. '.repeat(20),
+      parameters: { type: 'object', properties: { value: { type: 'string', description: 'x'.repeat(200) } } },
+    }));
+    const history = codingSession({ turns: 6, lines: 10 });
+    const summarize = recordingSummarizer();
+    const result = await recoverFromOverflow({
+      request: request(history, { tools }),
+      overflow: context(8_192),
+      manager,
+      summarize,
+    });
+    expect(result.action).toBe('give_up');
+    expect(result.message).toMatch(/tool schemas alone take about \d+: send fewer tools or shorter schemas/);
+    expect(ContextTruncatedError.isInstance(result.error)).toBe(true);
+    expect(result.error?.code).toBe('context_truncated');
+    expect(summarize.requests).toHaveLength(0);
+    expect(result.removed).toEqual([]);
+    expect(result.messages).toBeUndefined();
+  });
+
+  it('gives up naming the newest message when it alone is larger than the window', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history = [
+      ...codingSession({ turns: 3, lines: 10 }),
+      { role: 'user' as const, content: 'log line '.repeat(20_000) },
+    ];
+    const summarize = recordingSummarizer();
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(21_000),
+      manager,
+      summarize,
+    });
+    expect(result.action).toBe('give_up');
+    expect(result.message).toMatch(/the newest user message \("log line/);
+    expect(summarize.requests).toHaveLength(0);
+  });
+
+  it('takes the whole history from `history` when the request passed is the fitted one', async () => {
+    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const history = codingSession({ turns: 16, lines: 40 });
+    const fitted = manager.fit(request(history)).request;
+    const result = await recoverFromOverflow({
+      request: fitted,
+      history,
+      overflow: context(12_000),
+      manager,
+      summarize: recordingSummarizer(),
+    });
+    expect(result.action).toBe('compacted');
+    expectNothingLost(history, result);
+  });
+
+  it('refuses what is not an overflow', async () => {
+    const manager = new ContextWindowManager({ contextLength: 8_000 });
+    const result = await recoverFromOverflow({
+      request: request(codingSession({ turns: 1 })),
+      overflow: { kind: 'none', pattern: 'no-match' },
+      manager,
+    });
+    expect(result).toMatchObject({ action: 'give_up', removed: [] });
+  });
+});

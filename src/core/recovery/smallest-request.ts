@@ -1,0 +1,58 @@
+/**
+ * @module
+ * The smallest request recovery could ever send, and what to tell the user when even that does not
+ * fit: the problem is then not the history, so no history is compacted for it.
+ */
+import type { RequestMeasure } from '../manager/index.js';
+import { contentText, type Message } from '../transcript/index.js';
+import { fallbackMarker, newestUnitStart } from './truncate-transcript.js';
+
+/**
+ * The system prompt, a one-line placeholder and the newest pairing-safe unit: the floor under every
+ * step of the recovery chain.
+ */
+export function smallestTranscript(messages: readonly Message[]): Message[] {
+  let systems = 0;
+  while (systems < messages.length && messages[systems]?.role === 'system') systems++;
+  const start = Math.max(systems, newestUnitStart(messages));
+  const placeholder: Message = { role: 'user', content: `${fallbackMarker(99_999, 99_999)}\n\n[… omitted]` };
+  return [...messages.slice(0, systems), ...(start > systems ? [placeholder] : []), ...messages.slice(start)];
+}
+
+/**
+ * Says what to change when the smallest request does not fit: the reserve, the tool schemas, the
+ * system prompt or the newest message, whichever is the cause.
+ */
+export function explainFloor({
+  floor,
+  measure,
+  part,
+}: {
+  floor: readonly Message[];
+  measure: RequestMeasure;
+  /** Estimated tokens of one message. */
+  part: (message: Message) => number;
+}): string {
+  const { estimate, budget, window, reserve, schemaTokens } = measure;
+  const base = `even the smallest request Headroom can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
+  if (schemaTokens > budget / 2)
+    return `${base}; tool schemas alone take about ${schemaTokens}: send fewer tools or shorter schemas (the history is not the problem, so it was left as it is)`;
+  let largest: { message: Message; index: number; tokens: number } | undefined;
+  floor.forEach((message, index) => {
+    const tokens = part(message);
+    if (!largest || tokens > largest.tokens) largest = { message, index, tokens };
+  });
+  if (largest?.message.role === 'system')
+    return `${base}; the system prompt alone takes about ${largest.tokens}: shorten it`;
+  if (largest !== undefined) {
+    const what =
+      largest.message.role === 'tool'
+        ? 'the newest tool result'
+        : largest.message.role === 'user'
+          ? `the newest user message ("${contentText(largest.message.content).slice(0, 40).replace(/\s+/g, ' ')}…")`
+          : 'the newest assistant message';
+    return `${base}; ${what} alone takes about ${largest.tokens}: shorten it, or send it in parts (the history is not the problem, so it was left as it is)`;
+  }
+  return `${base}; use a model with a larger window`;
+}
