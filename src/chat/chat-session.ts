@@ -1,7 +1,6 @@
 /**
  * @module
- * One chat: the conversation, its session in the store, and the tool loop that answers each prompt,
- * one turn at a time, so tools loaded on demand join the very next request.
+ * One chat: the conversation, its session in the store, and the tool loop that answers each prompt.
  */
 import { randomUUID } from 'node:crypto';
 import { type ContextWindowManager, computeBudget, HeadroomError, type Message } from '../core/index.js';
@@ -142,41 +141,37 @@ export class ChatSession {
     this.#state.messages.push(...added);
     store.appendTurn(sessionId, { turnId: promptId, messages: added });
     const start = this.#state.iterations;
-    let result: LoopResult;
-    for (;;) {
-      let compacted: string | undefined;
-      result = await runToolLoop({
-        client,
-        manager,
-        model,
-        resume: this.#state,
-        tools: this.#tools(onToolCall, onToolError),
-        maxIterations: start + maxIterations,
-        suspendAfter: this.#state.iterations + 1,
-        stream: this.#options.stream ?? true,
+    let compacted: string | undefined;
+    const result = await runToolLoop({
+      client,
+      manager,
+      model,
+      resume: this.#state,
+      // Read before every send: tools loaded on demand (MCP deferred loading) join the next request.
+      tools: this.#tools(onToolCall, onToolError),
+      maxIterations: start + maxIterations,
+      stream: this.#options.stream ?? true,
+      store,
+      sessionId,
+      ...(signal ? { signal } : {}),
+      ...(this.#options.recover ? { recover: this.#options.recover } : {}),
+      compact: (history, { signal: compactSignal }) => this.#exhaustionCompact(history, compactSignal),
+      onEvent: (event) => {
+        this.#observe(event);
+        if (event.type === 'compaction-end') compacted = event.kind;
+        onEvent?.(event);
+      },
+    });
+    this.#state = result.state;
+    // The loop rewrote the history in memory (recovery, exhaustion): the store follows.
+    if (compacted !== undefined)
+      syncSessionStore({
         store,
         sessionId,
-        ...(signal ? { signal } : {}),
-        ...(this.#options.recover ? { recover: this.#options.recover } : {}),
-        compact: (history, { signal: compactSignal }) => this.#exhaustionCompact(history, compactSignal),
-        onEvent: (event) => {
-          this.#observe(event);
-          if (event.type === 'compaction-end') compacted = event.kind;
-          if (event.type === 'end' && event.reason === 'suspended') return;
-          onEvent?.(event);
-        },
+        messages: this.#state.messages,
+        turnId: `compact-${promptId}`,
+        kind: compacted,
       });
-      this.#state = result.state;
-      if (compacted !== undefined)
-        syncSessionStore({
-          store,
-          sessionId,
-          messages: this.#state.messages,
-          turnId: `compact-${promptId}`,
-          kind: compacted,
-        });
-      if (result.reason !== 'suspended') break;
-    }
     this.#afterRun({ result, sessionId, promptId, user, added, start });
     return result;
   }
@@ -297,10 +292,14 @@ export class ChatSession {
     return this.#sessionId;
   }
 
-  #tools(onToolCall: SendOptions['onToolCall'], onToolError: SendOptions['onToolError']): LoopTool[] {
-    const tools = this.#options.tools();
-    if (!onToolCall && !onToolError) return tools;
-    return tools.map((tool) => ({
+  /**
+   * The tools for the loop, wrapped to report calls and failures; each tool is wrapped once, so the
+   * list keeps its identity between sends and the loop keeps the same tool block bytes.
+   */
+  #tools(onToolCall: SendOptions['onToolCall'], onToolError: SendOptions['onToolError']): () => LoopTool[] {
+    if (!onToolCall && !onToolError) return () => this.#options.tools();
+    const wrapped = new WeakMap<LoopTool, LoopTool>();
+    const wrap = (tool: LoopTool): LoopTool => ({
       ...tool,
       execute: async (args, context) => {
         onToolCall?.({ name: tool.name, args });
@@ -311,7 +310,23 @@ export class ChatSession {
           throw error;
         }
       },
-    }));
+    });
+    let source: LoopTool[] | undefined;
+    let list: LoopTool[] = [];
+    return () => {
+      const tools = this.#options.tools();
+      if (tools === source) return list;
+      source = tools;
+      list = tools.map((tool) => {
+        let entry = wrapped.get(tool);
+        if (!entry) {
+          entry = wrap(tool);
+          wrapped.set(tool, entry);
+        }
+        return entry;
+      });
+      return list;
+    };
   }
 
   #observe(event: LoopEvent): void {
@@ -364,10 +379,13 @@ export class ChatSession {
       }
     }
     // A prompt that cannot be sent at all is taken back, so the next one is not stuck behind it.
+    // The loop works on a copy of the state, so the prompt is recognized by content, not identity.
+    const last = this.#state.messages.at(-1);
     if (
       result.reason === 'context_truncated' &&
       this.#state.iterations === start &&
-      this.#state.messages.at(-1) === user
+      last?.role === 'user' &&
+      last.content === user.content
     ) {
       this.#state.messages.splice(-added.length, added.length);
       store.rollbackTurn(sessionId, promptId);

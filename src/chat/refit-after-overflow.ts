@@ -42,7 +42,10 @@ export const refitAfterOverflow: LoopRecover = async ({ request, history, overfl
   delete full.maxTokens;
   try {
     const fit = manager.fit(full);
-    if (fit.request.messages.length >= request.messages.length && fit.request.maxTokens === request.maxTokens)
+    const unchanged =
+      fit.request.maxTokens === request.maxTokens &&
+      JSON.stringify(fit.request.messages) === JSON.stringify(request.messages);
+    if (unchanged)
       return giveUp(
         `the provider rejected the request (${overflow.kind}) without saying how large its window is; set context_length in the config`,
       );

@@ -1,0 +1,90 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoopTool } from '../loop/index.js';
+import type { ActionRequest } from './confirm-action.js';
+import { createFileTools, READ_MAX_CHARS } from './file-tools.js';
+
+function project(): string {
+  const root = mkdtempSync(join(tmpdir(), 'headroom-tools-'));
+  mkdirSync(join(root, 'src'));
+  mkdirSync(join(root, 'node_modules', 'dep'), { recursive: true });
+  writeFileSync(join(root, 'src', 'a.ts'), 'export const retryLimit = 3;\n// TODO: tune\n');
+  writeFileSync(join(root, 'README.md'), '# Demo\nRetry twice.\n');
+  writeFileSync(join(root, 'node_modules', 'dep', 'index.js'), 'retry everywhere');
+  return root;
+}
+
+function tools(root: string, answer = false) {
+  const asked: ActionRequest[] = [];
+  const list = createFileTools({
+    root,
+    confirm: async (request) => {
+      asked.push(request);
+      return answer;
+    },
+  });
+  const byName = (name: string) => list.find((tool) => tool.name === name) as LoopTool;
+  const run = (name: string, args: unknown) => byName(name).execute(args, { callId: 'call_1' });
+  return { run, asked };
+}
+
+describe('the chat file tools', () => {
+  it('reads a file, and says how to read on when it is cut', async () => {
+    const root = project();
+    const { run } = tools(root);
+    expect(await run('read_file', { path: 'src/a.ts' })).toBe(
+      'export const retryLimit = 3;\n// TODO: tune\n',
+    );
+    writeFileSync(
+      join(root, 'big.txt'),
+      Array.from({ length: 20_000 }, (_, index) => `line ${index}`).join('\n'),
+    );
+    const text = (await run('read_file', { path: 'big.txt' })) as string;
+    expect(text.length).toBeLessThan(READ_MAX_CHARS + 200);
+    expect(text).toMatch(/more lines; call read_file with offset \d+ to read on\]$/);
+    const offset = Number(/offset (\d+)/.exec(text)?.[1]);
+    expect(await run('read_file', { path: 'big.txt', offset })).toMatch(new RegExp(`^line ${offset - 1}\\n`));
+  });
+
+  it('refuses paths outside the project directory', async () => {
+    const { run } = tools(project());
+    await expect(run('read_file', { path: '../etc/passwd' })).rejects.toThrow(
+      /outside the project directory/,
+    );
+    await expect(run('list_directory', { path: '/' })).rejects.toThrow(/outside the project directory/);
+    await expect(run('read_file', {})).rejects.toThrow(/give "path"/);
+  });
+
+  it('lists a directory by name, directories marked with a slash, files with their size', async () => {
+    const { run } = tools(project());
+    expect(await run('list_directory', {})).toBe('node_modules/\nREADME.md  20 bytes\nsrc/');
+    expect(await run('list_directory', { path: 'src' })).toBe('a.ts  43 bytes');
+  });
+
+  it('searches text case-insensitively, skipping node_modules', async () => {
+    const { run } = tools(project());
+    expect(await run('search_text', { query: 'retry' })).toBe(
+      'README.md:2: Retry twice.\nsrc/a.ts:1: export const retryLimit = 3;',
+    );
+    expect(await run('search_text', { query: 'retry', case_sensitive: true })).toBe(
+      'src/a.ts:1: export const retryLimit = 3;',
+    );
+    expect(await run('search_text', { query: 'nothing like this' })).toBe('no match for "nothing like this"');
+  });
+
+  it('writes a file only when the user allows it', async () => {
+    const root = project();
+    const refused = tools(root, false);
+    await expect(refused.run('write_file', { path: 'notes/n.md', content: 'hi' })).rejects.toThrow(
+      /the user did not allow writing notes\/n\.md/,
+    );
+    expect(refused.asked).toEqual([{ tool: 'write_file', summary: 'write notes/n.md (2 bytes)' }]);
+    const allowed = tools(root, true);
+    expect(await allowed.run('write_file', { path: 'notes/n.md', content: 'hi' })).toBe(
+      'wrote notes/n.md (2 bytes)',
+    );
+    expect(readFileSync(join(root, 'notes', 'n.md'), 'utf8')).toBe('hi');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * `headroom demo`, spawned as `npm start` runs it (here through tsx, so no build is needed): the
+ * plain run gets stuck where the advertised cap makes the prompt impossible, the Headroom run
+ * completes; no network beyond loopback, no API key.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs the command without an API key in the environment. */
+function headroom(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HEADROOM_API_KEY']) delete env[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const RUN_KEYS = [
+  'turns_completed',
+  'stuck',
+  'overflows',
+  'recoveries',
+  'provider_calls',
+  'prompt_tokens_max',
+];
+
+describe('headroom demo', () => {
+  it('reports the default run as JSON: the plain run stuck past 11,400 prompt tokens, Headroom complete', async () => {
+    const { status, stdout, stderr } = await headroom(['demo', '--json']);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs']);
+    expect(report.profile).toBe('litellm-vllm');
+    expect(report.turns).toBe(30);
+    expect(Object.keys(report.runs)).toEqual(['plain', 'headroom']);
+    for (const run of Object.values(report.runs) as Array<Record<string, unknown>>) {
+      expect(Object.keys(run)).toEqual(RUN_KEYS);
+      expect(Object.keys(run.overflows as object)).toEqual(['context', 'budget', 'output_cap']);
+    }
+    const { plain, headroom: fitted } = report.runs;
+    expect(plain.stuck).toBe(true);
+    expect(plain.turns_completed).toBeLessThan(30);
+    expect(plain.overflows.budget + plain.overflows.context).toBeGreaterThanOrEqual(1);
+    expect(plain.recoveries).toBe(0);
+    // Every prompt it got accepted left room for the advertised 9,600-token reply in 21,000.
+    expect(plain.prompt_tokens_max).toBeLessThanOrEqual(21_000 - 9_600);
+    expect(fitted.stuck).toBe(false);
+    expect(fitted.turns_completed).toBe(30);
+    expect(fitted.provider_calls).toBeGreaterThanOrEqual(30);
+  });
+
+  it('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async () => {
+    const report = join(mkdtempSync(join(tmpdir(), 'headroom-demo-')), 'demo.html');
+    const { status, stdout } = await headroom(['demo', '--turns', '12', '--report', report]);
+    expect(status).toBe(0);
+    const lines = stdout.split('\n');
+    const plainTurns = lines.filter((line) => line.startsWith('plain    turn'));
+    const fittedTurns = lines.filter((line) => line.startsWith('headroom turn'));
+    expect(fittedTurns).toHaveLength(12);
+    expect(plainTurns.length).toBeLessThan(12);
+    expect(plainTurns.at(-1)).toMatch(/→ rejected \((budget|context) overflow, window 21,000\)$/);
+    expect(stdout).toMatch(/turns completed\s+\d+ \/ 12\s+12 \/ 12/);
+    expect(stdout).toMatch(
+      /plain: stuck at turn \d+: prompt [\d,]+ \+ max_tokens 9,600 = [\d,]+ > the 21,000-token window/,
+    );
+    expect(stdout).toContain('headroom: completed all 12 turns');
+    expect(stdout).toContain(`report: ${report}`);
+    expect(readFileSync(report, 'utf8')).toContain('<svg id="chart"');
+  });
+
+  it('rejects bad flags with the usual error shape and exit code 2', async () => {
+    const { status, stderr } = await headroom(['demo', '--turns', '1']);
+    expect(status).toBe(2);
+    expect(JSON.parse(stderr)).toEqual({
+      error: { code: 'invalid_argument', message: '--turns must be an integer >= 2, got "1"' },
+    });
+  });
+});
