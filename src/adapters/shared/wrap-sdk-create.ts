@@ -1,0 +1,112 @@
+/**
+ * @module
+ * A fitted and recovered `create` for the official SDKs (`openai` v6, `@anthropic-ai/sdk`), which
+ * share their request machinery: every call returns the SDK's own `APIPromise`.
+ */
+import type { ChatRequest, UsageReport } from '../../core/index.js';
+import type { AdapterSession } from './adapter-session.js';
+import { observeSdkStream } from './observe-sdk-stream.js';
+import type { AdapterSummarizer } from './recover-request.js';
+
+/** The part of an SDK `APIPromise` Headroom uses. */
+export interface SdkApiPromise<T = unknown> extends PromiseLike<T> {
+  asResponse(): Promise<Response>;
+}
+
+/** The SDK's `APIPromise` class: `new APIPromise(client, responsePromise, parseResponse)`. */
+export type SdkApiPromiseClass = new (
+  client: never,
+  responsePromise: Promise<never>,
+  parseResponse: (client: unknown, props: unknown) => unknown,
+) => SdkApiPromise;
+
+/** A resource method: `create(body, options)`. */
+export type SdkCreate = (
+  body: Record<string, unknown>,
+  options?: { signal?: AbortSignal | null },
+) => SdkApiPromise;
+
+/** Inputs of {@link wrapSdkCreate}. */
+export interface WrapSdkCreateOptions {
+  session: AdapterSession;
+  /** The SDK client the method belongs to (the `APIPromise` keeps it). */
+  client: unknown;
+  APIPromise: SdkApiPromiseClass;
+  /** The SDK's own method, bound to its resource. */
+  create: SdkCreate;
+  /** Wire body → normalized request (`fromOpenAIChat`, `fromAnthropic`). */
+  read: (body: Record<string, unknown>) => ChatRequest;
+  /** Normalized request → wire body (`toOpenAIChat`, `toAnthropic`). */
+  write: (request: ChatRequest) => Record<string, unknown>;
+  /** The usage of a non-streaming reply. */
+  usageOf: (data: unknown) => UsageReport | undefined;
+  /** The usage an event of a streaming reply carries, if any. */
+  eventUsageOf: (event: unknown) => UsageReport | undefined;
+  /** The text of a non-streaming reply, for compaction summaries. */
+  textOf: (data: unknown) => string;
+  /** The catalog provider when the adapter options name none. */
+  provider?: string;
+}
+
+/**
+ * Wraps an SDK `create` so that every call is fitted by the session, recovered once on an
+ * overflow, and its usage fed back; streaming calls are observed as the caller reads them. The
+ * result is a real `APIPromise`: `withResponse()`, `asResponse()` and the SDK's helpers built on it
+ * (`chat.completions.parse` / `stream` / `runTools`, `messages.stream`) work as before, and report
+ * the attempt that succeeded.
+ */
+export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
+  const { session, client, APIPromise, create, read, write, usageOf, eventUsageOf, textOf, provider } =
+    options;
+  const summarize: AdapterSummarizer = async (request, { signal }) => {
+    const body: Record<string, unknown> = { ...write(request), stream: false };
+    delete body.stream_options;
+    const data = await create(body, signal === undefined ? {} : { signal });
+    const usage = usageOf(data);
+    return {
+      text: textOf(data),
+      ...(usage
+        ? { usage: { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens ?? 0 } }
+        : {}),
+    };
+  };
+  return (body, requestOptions) => {
+    let succeeded: SdkApiPromise | undefined;
+    let fitted: Awaited<ReturnType<AdapterSession['fit']>> | undefined;
+    const responsePromise = (async () => {
+      const call = await session.fit(read(body), provider === undefined ? {} : { provider });
+      fitted = call;
+      const send = async (request: ChatRequest) => {
+        const attempt = create(write(request), requestOptions);
+        return { attempt, response: await attempt.asResponse() };
+      };
+      const signal = requestOptions?.signal ?? undefined;
+      const sent = await session.send({
+        call,
+        attempt: () => send(call.fit.request),
+        retry: send,
+        summarize,
+        ...(signal ? { signal } : {}),
+      });
+      succeeded = sent.attempt;
+      // APIResponseProps: the parse below reads the data from the attempt itself, so the response
+      // is all the APIPromise needs (for asResponse, withResponse and the request id).
+      return { response: sent.response };
+    })();
+    const parse = async () => {
+      const data: unknown = await (succeeded as SdkApiPromise);
+      const call = fitted;
+      if (call && body.stream === true) {
+        observeSdkStream(data, (event) => {
+          const usage = eventUsageOf(event);
+          if (usage) session.observe(call, usage);
+        });
+      } else if (call) {
+        const usage = usageOf(data);
+        if (usage) session.observe(call, usage);
+      }
+      return data;
+    };
+    return new APIPromise(client as never, responsePromise as Promise<never>, parse);
+  };
+}
