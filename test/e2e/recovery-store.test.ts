@@ -94,7 +94,7 @@ describe('failed-turn rollback keeps the compaction', () => {
 
     // The placeholder's span can be recalled from the stored record.
     const stored = store.compactions(id)[0];
-    const recallId = (stored?.info?.recall as string[])[0] as string;
+    const recallId = ((stored?.info?.recall as string[] | undefined) ?? [])[0] ?? '';
     const span = {
       id: recallId,
       kind: 'compacted' as const,
