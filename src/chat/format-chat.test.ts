@@ -23,9 +23,7 @@ describe('the chat’s words', () => {
 
   it('says where each limit came from, and when the window was learned in the session', () => {
     const text = formatLimits({ limits, window: 16_000, budget: 7_520, reserve: { reason: 'output cap' } });
-    expect(text).toContain(
-      'window         16,000  learned from an overflow error in this session (config said 32,768)',
-    );
+    expect(text).toContain('window         16,000  learned from an overflow error (config said 32,768)');
     expect(text).toContain('output cap      8,000  discovered at /model/info');
     expect(text).toContain('reserve         8,000  the output cap');
     expect(

@@ -60,14 +60,14 @@ export function formatLimits({
   reserve,
 }: {
   limits: ResolvedLimits;
-  /** The window in force now (a window learned during this session wins). */
+  /** The window in force now (a window the session learned from an overflow wins). */
   window: number;
   budget: number;
   reserve: { tokens?: number; reason: 'config' | 'output cap' | 'default share' };
 }): string {
   const windowSource =
     window !== limits.contextLength
-      ? `learned from an overflow error in this session (${sourceText(limits.source.contextLength)} said ${count(limits.contextLength)})`
+      ? `learned from an overflow error (${sourceText(limits.source.contextLength)} said ${count(limits.contextLength)})`
       : sourceText(limits.source.contextLength);
   const reserveTokens = reserve.tokens ?? limits.outputCap;
   const reserveText =

@@ -6,6 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenChat, openChatSession } from '../../src/chat/index.js';
 import { parseChatConfig } from '../../src/config/chat-config.js';
@@ -152,6 +153,77 @@ describe('a chat session against the vLLM emulator', () => {
     expect(
       chat.store.liveMessages(chat.session.id as string).map((stored) => stored.message.content),
     ).not.toContain(huge);
+  });
+
+  it('offers the MCP servers of the config, their schemas loaded on demand', async () => {
+    const emulator = await startEmulator({
+      profile: 'vllm',
+      contextLength: 32_768,
+      script: {
+        selectBy: 'request',
+        replies: [
+          { toolCalls: [{ name: 'load_tools', arguments: { names: ['tracker__create_ticket'] } }] },
+          {
+            toolCalls: [
+              {
+                name: 'tracker__create_ticket',
+                arguments: { project_key: 'PLAT', title: 'Flaky session test' },
+              },
+            ],
+          },
+          { text: 'Filed PLAT ticket.' },
+        ],
+      },
+    });
+    open.push(emulator);
+    const root = project();
+    const server = fileURLToPath(new URL('../fixtures/mcp/tools-server.mjs', import.meta.url));
+    const notices: string[] = [];
+    const chat = await openChatSession({
+      config: parseChatConfig({
+        base_url: `${emulator.url}/v1`,
+        model: MODEL,
+        mcp_servers: {
+          tracker: { command: process.execPath, args: [server, '--name', 'tracker', '--tools', '60'] },
+        },
+      }),
+      flags: { store: join(root, 'sessions.db') },
+      root,
+      confirm: async () => true,
+      env: {},
+      onNotice: (notice) => notices.push(notice.text),
+    });
+    open.push(chat);
+    expect(notices).toEqual([
+      'MCP: tracker (60 tools); schemas load on demand (load_tools, at most 40 at once)',
+    ]);
+    const result = await chat.session.send('File a ticket for the flaky session test.');
+    expect(result.text).toBe('Filed PLAT ticket.');
+    const tools = emulator.requests
+      .filter((record) => record.chatNumber !== undefined)
+      .map((record) =>
+        ((record.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map(
+          (tool) => tool.function.name,
+        ),
+      );
+    expect(tools[0]).toEqual([
+      'read_file',
+      'list_directory',
+      'search_text',
+      'write_file',
+      'run_command',
+      'load_tools',
+    ]);
+    expect(tools[1]).toContain('tracker__create_ticket');
+    const answer = chat.session.messages.filter((message) => message.role === 'tool').at(-1);
+    expect(JSON.parse(answer?.content as string)).toMatchObject({
+      ok: true,
+      server: 'tracker',
+      tool: 'create_ticket',
+    });
+    expect(chat.session.context().schemas.sources.map((source) => source.source)).toEqual(
+      expect.arrayContaining(['builtin', 'tracker', 'tool-catalog']),
+    );
   });
 
   it('compacts on demand, keeps the removed messages in the store, and continues', async () => {

@@ -1,0 +1,239 @@
+/**
+ * `headroom chat` driven in a real terminal (tmux) against the vLLM emulator started here: a session
+ * with tool calls on real files, a budget overflow recovered, a write the user allows, a reply
+ * cancelled with Ctrl+C, /limits, /compact, /context, /quit; then `--resume` continues the session
+ * and a double Ctrl+C leaves. Every step waits for the text it expects on the screen (polling with a
+ * generous deadline), never for a fixed time.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
+import { SqliteSessionStore } from '../../src/store/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
+const SOCKET = `headroom-e2e-${process.pid}`;
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+}
+
+function screen(target: string): string {
+  return tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target);
+}
+
+async function waitFor(
+  target: string,
+  expected: string | RegExp | ((text: string) => boolean),
+  timeout = 30_000,
+): Promise<string> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = screen(target);
+    const found =
+      typeof expected === 'string'
+        ? text.includes(expected)
+        : expected instanceof RegExp
+          ? expected.test(text)
+          : expected(text);
+    if (found) return text;
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${String(expected)}; the screen:\n${text}`);
+    await sleep(100);
+  }
+}
+
+function type(target: string, text: string): void {
+  tmux('send-keys', '-t', target, '-l', text);
+  tmux('send-keys', '-t', target, 'Enter');
+}
+
+const occurrences = (text: string, part: string) => text.split(part).length - 1;
+
+let emulator: Emulator;
+let project: string;
+let store: string;
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), 'headroom-tmux-'));
+  store = join(project, 'sessions.db');
+  // 5,000 + 3,500 + 1,500 tokens: with the three read, the prompt plus the 6,000-token reply cap
+  // overflows the 16,000-token window the server enforces (the config claims 128k).
+  for (const [name, size] of Object.entries({ 'a.txt': 5_000, 'b.txt': 3_500, 'c.txt': 1_500 }))
+    writeFileSync(join(project, name), fakeToolResult({ name: 'read_file', args: { path: name }, size }));
+  const write = { name: 'write_file', arguments: { path: 'note.txt', content: 'Three test logs.\n' } };
+  const done = 'We read three logs and saved note.txt.';
+  emulator = await startEmulator({
+    profile: 'vllm',
+    contextLength: 16_000,
+    script: {
+      selectBy: 'request',
+      after: 'repeat-last',
+      replies: [
+        { text: 'Reading a.txt.', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'b.txt' } }] },
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'c.txt' } }] },
+        { toolCalls: [write] }, // request 4 is rejected: this reply is never sent
+        { toolCalls: [write] },
+        { text: 'Saved a summary to note.txt.' },
+        { text: 'This reply is cancelled before it is sent.' },
+        { text: done },
+      ],
+    },
+    // Request 7 ("Run the slow check.") takes a minute to start answering: Ctrl+C cancels it.
+    faults: [{ kind: 'slow-first-byte', requests: [7], delayMs: 60_000 }],
+  });
+  writeFileSync(
+    join(project, 'headroom.config.json'),
+    JSON.stringify({
+      base_url: `${emulator.url}/v1`,
+      model: MODEL,
+      context_length: 131_072,
+      output_cap: 6_000,
+    }),
+  );
+});
+
+afterAll(async () => {
+  if (hasTmux) {
+    try {
+      tmux('kill-server');
+    } catch {
+      // Already gone.
+    }
+  }
+  await emulator?.close();
+});
+
+function start(name: string, args: string[]): void {
+  const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+  const command = [
+    'env',
+    '-u',
+    'OPENAI_API_KEY',
+    '-u',
+    'ANTHROPIC_API_KEY',
+    '-u',
+    'HEADROOM_API_KEY',
+    `HEADROOM_STORE=${store}`,
+    'NO_COLOR=1',
+    process.execPath,
+    '--import',
+    loader,
+    join(root, 'src', 'cli', 'bin.ts'),
+    'chat',
+    ...args,
+  ]
+    .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
+    .join(' ');
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '200',
+    '-y',
+    '50',
+    '-c',
+    project,
+    `${command}; echo "[exited $?]"; sleep 600`,
+  );
+}
+
+describe('headroom chat in a terminal', () => {
+  it.skipIf(!hasTmux)(
+    `runs a session with tools, an overflow recovered, Ctrl+C, /compact and quit, then resumes it${hasTmux ? '' : ' (skipped: tmux is not installed)'}`,
+    async () => {
+      start('chat', []);
+      await waitFor('chat', `headroom chat · ${MODEL} at ${emulator.url}/v1 (openai)`);
+      await waitFor('chat', '› ');
+
+      type('chat', 'Read the three files and save a note.');
+      await waitFor('chat', 'allow: write note.txt (17 bytes)? [y/N]');
+      let text = screen('chat');
+      expect(text).toContain('▸ read_file {"path":"a.txt"}');
+      expect(text).toContain('▸ read_file {"path":"c.txt"}');
+      expect(text).toContain('· the provider rejected the request as too large for its window; recovering…');
+      expect(text).toMatch(/· recovered from a budget overflow/);
+      tmux('send-keys', '-t', 'chat', 'y', 'Enter');
+      text = await waitFor(
+        'chat',
+        /session ([0-9a-f-]{36}) \(headroom chat --resume ([0-9a-f]{8}) continues it\)/,
+      );
+      expect(text).toContain('Saved a summary to note.txt.');
+      expect(text).toMatch(/context [\d.]+k \/ 16k \(\d+%\)/);
+      const id = /session ([0-9a-f-]{36}) /.exec(text)?.[1] as string;
+      expect(readFileSync(join(project, 'note.txt'), 'utf8')).toBe('Three test logs.\n');
+
+      type('chat', '/limits');
+      await waitFor('chat', /window\s+16,000\s+learned from an overflow error \(config said 131,072\)/);
+
+      type('chat', 'Run the slow check.');
+      const deadline = Date.now() + 30_000;
+      while (!emulator.requests.some((record) => record.chatNumber === 7)) {
+        if (Date.now() > deadline) throw new Error('the slow request never reached the emulator');
+        await sleep(50);
+      }
+      tmux('send-keys', '-t', 'chat', 'C-c');
+      await waitFor('chat', '· cancelled');
+
+      type('chat', '/compact');
+      await waitFor('chat', /· compacted: \d+ messages? taken out/);
+      type('chat', '/context');
+      text = await waitFor('chat', /tool outputs \(\d+\)/);
+      expect(text).toMatch(/head \(system prompt and first message, 2 messages\)/);
+      expect(text).toMatch(/tool schemas \(5 tools: builtin/);
+
+      type('chat', '/quit');
+      await waitFor('chat', '[exited 0]');
+
+      start('resume', ['--resume', id.slice(0, 8)]);
+      await waitFor('resume', `· resumed session ${id}`);
+      type('resume', 'What did we do?');
+      text = await waitFor('resume', 'We read three logs and saved note.txt.');
+      expect(occurrences(text, 'session ')).toBeGreaterThanOrEqual(1);
+      await waitFor('resume', (screenText) => occurrences(screenText, '› ') >= 2);
+      tmux('send-keys', '-t', 'resume', 'C-c');
+      await waitFor('resume', '(Ctrl+C again to quit)');
+      tmux('send-keys', '-t', 'resume', 'C-c');
+      await waitFor('resume', '[exited 0]');
+
+      // The store holds one session: both prompts' turns, the compaction and what it took out.
+      expect(existsSync(store)).toBe(true);
+      const sessions = new SqliteSessionStore(store);
+      try {
+        expect(sessions.listSessions().map((session) => session.id)).toEqual([id]);
+        const live = sessions.liveMessages(id).map((stored) => stored.message);
+        expect(live.at(-1)).toMatchObject({
+          role: 'assistant',
+          content: 'We read three logs and saved note.txt.',
+        });
+        expect(live.some((message) => message.role === 'user' && message.content === 'What did we do?')).toBe(
+          true,
+        );
+        expect(
+          sessions.compactions(id).filter((record) => record.removed.length > 0).length,
+        ).toBeGreaterThanOrEqual(1);
+      } finally {
+        sessions.close();
+      }
+      const resumedRequest = emulator.requests.filter((record) => record.chatNumber !== undefined).at(-1);
+      expect(JSON.stringify(resumedRequest?.body)).toContain('What did we do?');
+    },
+    90_000,
+  );
+});
