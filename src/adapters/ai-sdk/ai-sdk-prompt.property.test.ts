@@ -251,7 +251,7 @@ describe('AI SDK prompt ⇄ transcript', () => {
         const request = fromAISDKPrompt({ prompt });
         const written = toAISDKPrompt(request);
         expect(written).toHaveLength(prompt.length);
-        written.forEach((message, index) => expect(message).toBe(prompt[index]));
+        for (const [index, message] of written.entries()) expect(message).toBe(prompt[index]);
       }),
       { numRuns: 200 },
     );
