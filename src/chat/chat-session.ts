@@ -3,7 +3,7 @@
  * One chat: the conversation, its session in the store, and the tool loop that answers each prompt.
  */
 import { randomUUID } from 'node:crypto';
-import { type ContextWindowManager, computeBudget, HeadroomError, type Message } from '../core/index.js';
+import { type ContextWindowManager, computeBudget, type Message } from '../core/index.js';
 import {
   type LoopEvent,
   type LoopRecover,
@@ -17,6 +17,7 @@ import type { ModelClient } from '../providers/index.js';
 import type { SessionRecord, SessionStore } from '../store/index.js';
 import { type CompactHistoryResult, compactHistory } from './compact-history.js';
 import { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
+import { emptyLoopState, loadSessionState } from './load-session-state.js';
 import { cancelledResults, syncSessionStore } from './sync-session-store.js';
 
 /** The system prompt of a new session when the config sets none. */
@@ -80,7 +81,7 @@ export interface ContextMeter {
 export class ChatSession {
   readonly #options: ChatSessionOptions;
   #sessionId: string | undefined;
-  #state: LoopState = emptyState();
+  #state: LoopState = emptyLoopState();
   #lastFit: { estimate: number; budget: number; window: number } | undefined;
   #lastReported: number | undefined;
 
@@ -223,28 +224,10 @@ export class ChatSession {
   /** Continues a stored session: its live transcript, turn count, usage and calibration. */
   resume(idOrPrefix: string): SessionRecord {
     const { store, manager } = this.#options;
-    const session = findSession(store, idOrPrefix);
-    const messages = store.liveMessages(session.id).map((stored) => stored.message);
-    const saved = store.loadState(session.id) as Partial<Pick<LoopState, 'iterations' | 'manager'>>;
-    const usage = { promptTokens: 0, completionTokens: 0, providerCalls: 0 };
-    for (const record of store.usage(session.id)) {
-      usage.promptTokens += record.promptTokens;
-      usage.completionTokens += record.completionTokens ?? 0;
-      usage.providerCalls++;
-    }
-    const iterations =
-      typeof saved.iterations === 'number'
-        ? saved.iterations
-        : messages.filter((message) => message.role === 'assistant').length;
-    this.#state = {
-      version: 1,
-      messages,
-      iterations,
-      usage,
-      ...(saved.manager ? { manager: saved.manager } : {}),
-    };
+    const { session, state } = loadSessionState(store, idOrPrefix);
+    this.#state = state;
     manager.reset();
-    if (saved.manager) manager.restore(saved.manager);
+    if (state.manager) manager.restore(state.manager);
     this.#sessionId = session.id;
     this.#lastFit = undefined;
     this.#lastReported = undefined;
@@ -254,7 +237,7 @@ export class ChatSession {
   /** Starts a new, empty session (the current one stays in the store). */
   clear(): void {
     this.#sessionId = undefined;
-    this.#state = emptyState();
+    this.#state = emptyLoopState();
     this.#options.manager.reset();
     this.#lastFit = undefined;
     this.#lastReported = undefined;
@@ -395,27 +378,4 @@ export class ChatSession {
     if (learned !== undefined && store.learnedLimits()[model]?.contextLength !== learned)
       store.saveLearnedLimit(model, { contextLength: learned });
   }
-}
-
-function emptyState(): LoopState {
-  return {
-    version: 1,
-    messages: [],
-    iterations: 0,
-    usage: { promptTokens: 0, completionTokens: 0, providerCalls: 0 },
-  };
-}
-
-/** A session by its id or an unambiguous prefix of it. */
-export function findSession(store: SessionStore, idOrPrefix: string): SessionRecord {
-  const exact = store.getSession(idOrPrefix);
-  if (exact) return exact;
-  const matches = store.listSessions({ limit: 1_000 }).filter((session) => session.id.startsWith(idOrPrefix));
-  if (matches.length === 1) return matches[0] as SessionRecord;
-  throw new HeadroomError(
-    'invalid_argument',
-    matches.length === 0
-      ? `no session ${idOrPrefix}; /sessions (or headroom chat, then /sessions) lists them`
-      : `${matches.length} sessions start with ${idOrPrefix}; give more of the id`,
-  );
 }

@@ -18,7 +18,6 @@ export {
   type ContextMeter,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_SYSTEM_PROMPT,
-  findSession,
   type SendOptions,
 } from './chat-session.js';
 export { chooseReserve } from './choose-reserve.js';
@@ -36,6 +35,7 @@ export {
 export { type ChatNotice, describeEvent } from './describe-event.js';
 export { createFileTools, LIST_MAX_ENTRIES, READ_MAX_CHARS, SEARCH_MAX_MATCHES } from './file-tools.js';
 export { CHAT_HELP, formatContext, formatLimits, formatMeter, formatSessions } from './format-chat.js';
+export { emptyLoopState, findSession, loadSessionState } from './load-session-state.js';
 export {
   type ChatFlags,
   type OpenChat,

@@ -5,7 +5,7 @@
  */
 
 import type { ChatConfig } from '../config/chat-config.js';
-import { ContextWindowManager, HeadroomError } from '../core/index.js';
+import { COMPRESSION_BANDS, ContextWindowManager, HeadroomError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { type ResolvedLimits, resolveLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
@@ -147,6 +147,11 @@ export async function openChatSession({
       ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
       ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
     });
+    if (config.compressionThresholds !== undefined)
+      onNotice?.({
+        level: 'warning',
+        text: `thresholds.compression is checked but not applied: this build's manager compresses tool outputs at its fixed bands (${COMPRESSION_BANDS.map((band) => `${band.level} ${band.from}`).join(', ')})`,
+      });
     const builtins = createBuiltinTools({ root, confirm });
     const tools = await mcpTools(config, builtins, onNotice);
     const recover = await chatOverflowRecovery();
