@@ -57,4 +57,4 @@ export {
   type UpstreamLimits,
 } from './resolve-upstream-limits.js';
 export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
-export { DEFAULT_PROXY_PORT, type Proxy, type ProxyOptions, startProxy } from './start-proxy.js';
+export { DEFAULT_PROXY_PORT, type ProxyOptions, type RunningProxy, startProxy } from './start-proxy.js';

@@ -45,7 +45,7 @@ export interface ProxyOptions {
 }
 
 /** A running proxy. */
-export interface Proxy {
+export interface RunningProxy {
   /** `http://HOST:PORT`; clients use `${url}/v1` as their base URL. */
   url: string;
   port: number;
@@ -79,7 +79,7 @@ function routeOf(method: string, pathname: string, format: RequestFormat): strin
  * await client.chat.completions.create({ model: 'glm5.2', messages, max_tokens: 96_000 });
  * await proxy.close();
  */
-export async function startProxy(options: ProxyOptions): Promise<Proxy> {
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { port = DEFAULT_PROXY_PORT, host = '127.0.0.1', upstreamFormat = 'openai', config } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new HeadroomError('invalid_config', `port must be an integer in 0…65535, got ${port}`);

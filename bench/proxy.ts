@@ -1,0 +1,306 @@
+/**
+ * `headroom serve` under load on loopback: the emulator in one process, the proxy (the real
+ * `headroom serve` command, SQLite store) in another, autocannon in this one. The same requests go to
+ * the emulator directly and through the proxy in the same run; the difference in latency is what
+ * the proxy adds. Every request carries a unique id, and the emulator's request log is checked for
+ * requests lost or duplicated.
+ *
+ * `npx tsx bench/proxy.ts` runs it alone; `npm run bench -- proxy` as part of the suite.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fakeToolResult } from '../src/emulator/index.js';
+import { round } from './timing.js';
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+interface AutocannonResult {
+  latency: Histogram;
+  requests: Histogram & { total: number; sent: number };
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+
+// autocannon ships no type declarations; this is the part of its API the benchmark uses.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const MODEL = 'bench-model';
+
+/** Options of {@link benchProxy}. */
+export interface BenchProxyOptions {
+  /** Concurrent clients. */
+  connections?: number;
+  /** Requests per measured phase (direct, then proxied). */
+  amount?: number;
+  /** Tool turns in the benchmark conversation (it is fitted on every request). */
+  turns?: number;
+  /** Requests per phase with one client at a time. */
+  sequentialAmount?: number;
+  /** Give up on a request after this many seconds. */
+  timeoutSeconds?: number;
+}
+
+/** One measured phase. */
+export interface PhaseFigures {
+  requests: number;
+  ok: number;
+  errors: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+}
+
+/** What {@link benchProxy} reports. */
+export interface ProxyBenchResult {
+  command: string;
+  connections: number;
+  promptTokens: number;
+  /** One client at a time. */
+  sequential: { direct: PhaseFigures; proxied: PhaseFigures; addedP50Ms: number; addedP99Ms: number };
+  /** `connections` clients at once. */
+  direct: PhaseFigures;
+  proxied: PhaseFigures;
+  /** Proxied minus direct, same run. */
+  addedP50Ms: number;
+  addedP99Ms: number;
+  throughputRatio: number;
+  /** The proxy's own `headroom_proxy_added_latency_seconds` histogram over the proxied phase. */
+  proxyReportedMeanMs: number;
+  /** Requests the client got a 2xx for whose id the emulator never saw, and ids the emulator saw twice. */
+  lost: number;
+  duplicated: number;
+}
+
+function conversation(turns: number): Record<string, unknown> {
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent working in a TypeScript repository.' },
+    { role: 'user', content: 'Find and fix the failing budget test.' },
+  ];
+  for (let turn = 0; turn < turns; turn++) {
+    const id = `call_R${turn.toString(36).padStart(3, '0')}bench${turn}`;
+    const args = JSON.stringify({ path: `src/core/file-${turn}.ts` });
+    messages.push({
+      role: 'assistant',
+      content: `Reading file ${turn}.`,
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: fakeToolResult({ name: 'read_file', args, seed: turn, size: 300 }),
+    });
+  }
+  return {
+    model: MODEL,
+    messages,
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'read_file',
+          parameters: { type: 'object', properties: { path: { type: 'string' } } },
+        },
+      },
+    ],
+    max_tokens: 256,
+    user: 'bench-[<id>]',
+  };
+}
+
+function spawnTsx(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+}
+
+function firstLine(child: ChildProcess, prefix: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer): void => {
+      out += chunk.toString();
+      const line = out.split('\n').find((candidate) => candidate.startsWith(prefix));
+      if (line) {
+        child.stdout?.off('data', onData);
+        resolve(line.slice(prefix.length).trim());
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${prefix.trim()} process exited with ${code}`)));
+  });
+}
+
+function ask<T>(child: ChildProcess, message: string): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (reply) => resolve(reply as T));
+    child.send(message);
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) {
+      resolve();
+      return;
+    }
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+function figures(result: AutocannonResult): PhaseFigures {
+  return {
+    requests: result.requests.total,
+    ok: result['2xx'],
+    errors: result.errors + result.timeouts + result.non2xx,
+    requestsPerSecond: round(result.requests.total / Math.max(result.duration, 1e-9), 1),
+    p50Ms: result.latency.p50,
+    p90Ms: result.latency.p90,
+    p99Ms: result.latency.p99,
+  };
+}
+
+async function load(url: string, body: string, connections: number, amount: number, timeout: number) {
+  return autocannon({
+    url: `${url}/v1/chat/completions`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body,
+    idReplacement: true,
+    connections,
+    amount,
+    timeout,
+  });
+}
+
+function addedMean(metrics: string): { sum: number; count: number } {
+  const sum = Number(/^headroom_proxy_added_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? 0);
+  const count = Number(/^headroom_proxy_added_latency_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? 0);
+  return { sum, count };
+}
+
+/**
+ * Throughput and added latency of the proxy against the emulator alone, measured in the same run,
+ * and a check that every request reached the upstream exactly once.
+ *
+ * @example
+ * const result = await benchProxy({ connections: 16, amount: 2_000 });
+ * console.log(result.addedP50Ms, result.lost, result.duplicated);
+ */
+export async function benchProxy({
+  connections = 16,
+  amount = 2_000,
+  turns = 8,
+  sequentialAmount = 300,
+  timeoutSeconds = 30,
+}: BenchProxyOptions = {}): Promise<ProxyBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'headroom-bench-proxy-'));
+  const emulator = spawnTsx([SELF], { HEADROOM_BENCH_ROLE: 'emulator' });
+  let proxy: ChildProcess | undefined;
+  try {
+    const upstream = await firstLine(emulator, 'listening on ');
+    const args = [
+      'src/cli/bin.ts',
+      'serve',
+      '--upstream',
+      upstream,
+      '--port',
+      '0',
+      '--store',
+      `sqlite:${join(dir, 'proxy.db')}`,
+    ];
+    proxy = spawnTsx(args);
+    const url = await firstLine(proxy, 'listening on ');
+    const request = conversation(turns);
+    const body = JSON.stringify(request);
+    const promptTokens = (await ask<{ tokens: number }>(emulator, `count:${body}`)).tokens;
+
+    // Warm both paths (JIT, keep-alive sockets, the proxy's discovery of the upstream).
+    await load(upstream, body, connections, connections * 10, timeoutSeconds);
+    await load(url, body, connections, connections * 10, timeoutSeconds);
+    // One client at a time: latency without queueing, so the difference is the proxy's own cost.
+    const sequentialDirect = await load(upstream, body, 1, sequentialAmount, timeoutSeconds);
+    const sequentialProxied = await load(url, body, 1, sequentialAmount, timeoutSeconds);
+
+    const before = addedMean(await (await fetch(`${url}/metrics`)).text());
+    const direct = await load(upstream, body, connections, amount, timeoutSeconds);
+    const afterDirect = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
+    const proxied = await load(url, body, connections, amount, timeoutSeconds);
+    const after = addedMean(await (await fetch(`${url}/metrics`)).text());
+    const ids = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(afterDirect);
+
+    const unique = new Set(ids);
+    return {
+      command: 'npx tsx bench/proxy.ts',
+      connections,
+      promptTokens,
+      sequential: {
+        direct: figures(sequentialDirect),
+        proxied: figures(sequentialProxied),
+        addedP50Ms: round(sequentialProxied.latency.p50 - sequentialDirect.latency.p50, 2),
+        addedP99Ms: round(sequentialProxied.latency.p99 - sequentialDirect.latency.p99, 2),
+      },
+      direct: figures(direct),
+      proxied: figures(proxied),
+      addedP50Ms: round(proxied.latency.p50 - direct.latency.p50, 2),
+      addedP99Ms: round(proxied.latency.p99 - direct.latency.p99, 2),
+      throughputRatio: round(
+        proxied.requests.total / proxied.duration / (direct.requests.total / direct.duration),
+        3,
+      ),
+      proxyReportedMeanMs: round(
+        ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1_000,
+        3,
+      ),
+      lost: Math.max(0, proxied['2xx'] - unique.size),
+      duplicated: ids.length - unique.size,
+    };
+  } finally {
+    if (proxy) await stop(proxy);
+    await stop(emulator);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The emulator side of the benchmark, in its own process: serves, and reports its log over IPC. */
+async function serveEmulator(): Promise<void> {
+  const { countPromptTokens, startEmulator } = await import('../src/emulator/index.js');
+  const emulator = await startEmulator({ profile: 'vllm', model: MODEL, contextLength: 32_768 });
+  process.on('message', (message: string) => {
+    if (message.startsWith('count:')) {
+      process.send?.({ tokens: countPromptTokens(JSON.parse(message.slice('count:'.length))).tokens });
+      return;
+    }
+    const ids = emulator.requests
+      .filter((record) => record.path === '/v1/chat/completions')
+      .map((record) => String((record.body as { user?: unknown } | undefined)?.user ?? ''));
+    process.send?.({ ids });
+  });
+  process.once('SIGTERM', () => {
+    void emulator.close().then(() => process.exit(0));
+  });
+  process.stdout.write(`listening on ${emulator.url}\n`);
+}
+
+if (process.env.HEADROOM_BENCH_ROLE === 'emulator') await serveEmulator();
+else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(JSON.stringify(await benchProxy(), null, 2));

@@ -1,0 +1,163 @@
+/**
+ * Upstream overflows through the proxy: classified, recovered once (lower max_tokens, lower the
+ * output cap, refit to the stated window), and what was learned kept for the next request; what
+ * cannot be fitted is a 400 context_length_exceeded with Headroom's explanation.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseProxyConfig } from '../../src/config/proxy-config.js';
+import {
+  type Emulator,
+  type EmulatorOptions,
+  fakeToolResult,
+  startEmulator,
+} from '../../src/emulator/index.js';
+import { type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+
+async function setup(emulatorOptions: EmulatorOptions, proxyOptions: Partial<ProxyOptions> = {}) {
+  const emulator = await startEmulator(emulatorOptions);
+  open.push(emulator);
+  const proxy = await startProxy({ upstream: emulator.url, port: 0, ...proxyOptions });
+  open.push(proxy);
+  const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-recovery', maxRetries: 0 });
+  return { emulator, proxy, client };
+}
+
+/** A coding-agent history of `turns` tool turns, each result about `size` tokens. */
+function history(turns: number, size: number): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Find the failing test and fix it.' },
+  ];
+  for (let turn = 0; turn < turns; turn++) {
+    const id = `call_R${turn.toString(36).padStart(3, '0')}history${turn}`;
+    const args = JSON.stringify({ path: `src/file-${turn}.ts` });
+    messages.push({
+      role: 'assistant',
+      content: `Reading file ${turn}.`,
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: fakeToolResult({ name: 'read_file', args, seed: turn, size }),
+    });
+  }
+  return messages;
+}
+
+const chats = (emulator: Emulator) =>
+  emulator.requests.filter((record) => record.path === '/v1/chat/completions');
+
+describe('upstream overflow recovery', () => {
+  it('learns the window a gateway does not advertise, recovers once, and fits the next request to it', async () => {
+    // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 4,000.
+    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 4_000 });
+    const messages = history(12, 700);
+    const first = await client.chat.completions
+      .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
+      .withResponse();
+    expect(first.data.choices[0]?.message).toBeDefined();
+    expect(first.response.headers.get('x-headroom-recovery')).toMatch(/^(budget|context):refit$/);
+    expect(first.response.headers.get('x-headroom-window')).toBe('4000');
+    const [rejected, retried] = chats(emulator);
+    expect(rejected?.status).toBe(400);
+    expect(retried?.status).toBe(200);
+    expect(chats(emulator)).toHaveLength(2);
+
+    const next = await client.chat.completions
+      .create({
+        model: 'glm5.2',
+        messages: [...messages, { role: 'user', content: 'Go on.' }],
+        max_tokens: 2_000,
+      })
+      .withResponse();
+    expect(next.response.headers.get('x-headroom-recovery')).toBe('none');
+    expect(next.response.headers.get('x-headroom-window')).toBe('4000');
+    expect(chats(emulator)).toHaveLength(3);
+    expect(chats(emulator)[2]?.status).toBe(200);
+  });
+
+  it('lowers max_tokens for a budget overflow and sends the same messages again', async () => {
+    // The config claims 16,000 tokens; the server enforces 8,000 on prompt + max_tokens.
+    const config = parseProxyConfig({ models: { acme: { context_length: 16_000 } } });
+    const { emulator, client, proxy } = await setup(
+      { profile: 'openai', model: 'acme', contextLength: 8_000 },
+      { config },
+    );
+    const messages = history(3, 900);
+    const { response } = await client.chat.completions
+      .create({ model: 'acme', messages, max_tokens: 6_000 })
+      .withResponse();
+    expect(response.headers.get('x-headroom-recovery')).toBe('budget:lower_max_tokens');
+    const [rejected, retried] = chats(emulator);
+    expect(rejected?.overflow).toBe('budget');
+    expect(retried?.status).toBe(200);
+    expect(retried?.maxTokens).toBeLessThan(6_000);
+    const messagesOf = (body: unknown) => (body as { messages?: unknown } | undefined)?.messages;
+    expect(messagesOf(retried?.body)).toEqual(messagesOf(rejected?.body));
+    expect(messagesOf(retried?.body)).toBeDefined();
+    const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
+    expect(metrics).toContain('headroom_proxy_recoveries_total{kind="budget",action="lower_max_tokens"} 1');
+  });
+
+  it('lowers max_tokens to a stated output cap and remembers the cap for the next request', async () => {
+    const { emulator, client } = await setup({ profile: 'openai', model: 'acme', outputCap: 4_096 });
+    const messages = history(1, 200);
+    const first = await client.chat.completions
+      .create({ model: 'acme', messages, max_tokens: 8_000 })
+      .withResponse();
+    expect(first.response.headers.get('x-headroom-recovery')).toBe('output_cap:lower_output_cap');
+    expect(chats(emulator).map((record) => [record.status, record.maxTokens])).toEqual([
+      [400, expect.any(Number)],
+      [200, 4_096],
+    ]);
+    const second = await client.chat.completions
+      .create({ model: 'acme', messages, max_tokens: 8_000 })
+      .withResponse();
+    expect(second.response.headers.get('x-headroom-recovery')).toBe('none');
+    expect(chats(emulator).at(-1)).toMatchObject({ status: 200, maxTokens: 4_096 });
+  });
+
+  it('answers 400 context_length_exceeded, explained, when even the smallest request is over the stated window', async () => {
+    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 2_000 });
+    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 1, size: 2_600 });
+    const error = await client.chat.completions
+      .create({
+        model: 'glm5.2',
+        messages: [{ role: 'user', content: `Review this file:\n${huge}` }],
+        max_tokens: 500,
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.status).toBe(400);
+    expect(bad.code).toBe('context_length_exceeded');
+    expect(bad.param).toBe('messages');
+    expect(bad.type).toBe('invalid_request_error');
+    expect(bad.message).toMatch(/Headroom: .*2000-token window/);
+    expect(bad.message).toMatch(/The upstream said: .*context length is only 2000 tokens/);
+    expect(chats(emulator)).toHaveLength(1);
+  });
+
+  it('answers 400 context_length_exceeded without calling the upstream when nothing fits the known window', async () => {
+    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1 });
+    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 12_000 });
+    const error = await client.chat.completions
+      .create({ model: 'glm5.2', messages: [{ role: 'user', content: huge }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(bad.code).toBe('context_length_exceeded');
+    expect(bad.message).toMatch(
+      /^400 Headroom: the smallest request Headroom can build .* 9600-token window/,
+    );
+    expect(chats(emulator)).toHaveLength(0);
+  });
+});
