@@ -13,6 +13,22 @@ export interface SdkApiPromise<T = unknown> extends PromiseLike<T> {
   asResponse(): Promise<Response>;
 }
 
+/**
+ * The response of an attempt with its request metadata (`APIResponseProps`: `response`, `options`,
+ * `controller`…), which the SDK's parse reads: `_responseProps()` where the SDK offers it
+ * (@anthropic-ai/sdk, "for helpers that build one request on another"), else the promise the
+ * `APIPromise` holds (openai).
+ */
+function responseProps(attempt: SdkApiPromise): Promise<Record<string, unknown>> {
+  const internal = attempt as unknown as {
+    _responseProps?: () => Promise<Record<string, unknown>>;
+    responsePromise?: Promise<Record<string, unknown>>;
+  };
+  if (typeof internal._responseProps === 'function') return internal._responseProps();
+  if (internal.responsePromise) return internal.responsePromise;
+  return attempt.asResponse().then((response) => ({ response }));
+}
+
 /** The SDK's `APIPromise` class: `new APIPromise(client, responsePromise, parseResponse)`. */
 export type SdkApiPromiseClass = new (
   client: never,
@@ -78,7 +94,7 @@ export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
       fitted = call;
       const send = async (request: ChatRequest) => {
         const attempt = create(write(request), requestOptions);
-        return { attempt, response: await attempt.asResponse() };
+        return { attempt, props: await responseProps(attempt) };
       };
       const signal = requestOptions?.signal ?? undefined;
       const sent = await session.send({
@@ -89,9 +105,10 @@ export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
         ...(signal ? { signal } : {}),
       });
       succeeded = sent.attempt;
-      // APIResponseProps: the parse below reads the data from the attempt itself, so the response
-      // is all the APIPromise needs (for asResponse, withResponse and the request id).
-      return { response: sent.response };
+      // The attempt's own parse (below) reads the body and ends its trace span, so this promise
+      // carries its response and metadata without the span.
+      const options = sent.props.options as Record<string, unknown> | undefined;
+      return { ...sent.props, ...(options ? { options: { ...options, __span: undefined } } : {}) };
     })();
     const parse = async () => {
       const data: unknown = await (succeeded as SdkApiPromise);
