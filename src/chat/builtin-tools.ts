@@ -1,6 +1,7 @@
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
 import { createFileTools } from './file-tools.js';
+import type { OutputLimit } from './output-limit.js';
 import { createRunCommandTool } from './run-command-tool.js';
 
 /**
@@ -10,6 +11,16 @@ import { createRunCommandTool } from './run-command-tool.js';
  * @example
  * const tools = createBuiltinTools({ root: process.cwd(), confirm: askYesNo });
  */
-export function createBuiltinTools({ root, confirm }: { root: string; confirm: ConfirmAction }): LoopTool[] {
-  return [...createFileTools({ root, confirm }), createRunCommandTool({ root, confirm })];
+export function createBuiltinTools({
+  root,
+  confirm,
+  outputLimit,
+}: {
+  root: string;
+  confirm: ConfirmAction;
+  /** What one result may take (the chat gives each a third of the prompt budget). */
+  outputLimit?: OutputLimit;
+}): LoopTool[] {
+  const options = { root, confirm, ...(outputLimit ? { outputLimit } : {}) };
+  return [...createFileTools(options), createRunCommandTool(options)];
 }

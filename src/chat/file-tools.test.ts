@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { estimateTokens } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import type { ActionRequest } from './confirm-action.js';
 import { createFileTools, READ_MAX_CHARS } from './file-tools.js';
@@ -46,6 +47,23 @@ describe('the chat file tools', () => {
     expect(text).toMatch(/more lines; call read_file with offset \d+ to read on\]$/);
     const offset = Number(/offset (\d+)/.exec(text)?.[1]);
     expect(await run('read_file', { path: 'big.txt', offset })).toMatch(new RegExp(`^line ${offset - 1}\\n`));
+  });
+
+  it('stops a result at the output limit in estimated tokens, and says where to read on', async () => {
+    const root = project();
+    writeFileSync(
+      join(root, 'log.txt'),
+      Array.from({ length: 2_000 }, (_, index) => `event ${index} ok`).join('\n'),
+    );
+    const [readFile] = createFileTools({
+      root,
+      confirm: async () => false,
+      outputLimit: { tokens: () => 500 },
+    });
+    const text = (await readFile?.execute({ path: 'log.txt' }, { callId: 'c' })) as string;
+    expect(estimateTokens(text).total).toBeLessThan(560);
+    expect(text).toMatch(/^event 0 ok\n/);
+    expect(text).toMatch(/more lines; call read_file with offset \d+ to read on\]$/);
   });
 
   it('refuses paths outside the project directory', async () => {

@@ -7,6 +7,7 @@ import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
+import { linesThatFit, NO_OUTPUT_LIMIT, type OutputLimit } from './output-limit.js';
 import { displayPath, workspacePath } from './workspace-path.js';
 
 /** The most characters `read_file` returns in one call (about 16k tokens of code). */
@@ -24,7 +25,7 @@ function argumentsOf(args: unknown): Record<string, unknown> {
   return typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {};
 }
 
-function readFileTool(root: string): LoopTool {
+function readFileTool(root: string, limit: OutputLimit): LoopTool {
   return {
     name: 'read_file',
     description: `Read a text file of the project. Returns at most ${READ_MAX_CHARS} characters; pass offset (a 1-based line) to read further.`,
@@ -42,14 +43,12 @@ function readFileTool(root: string): LoopTool {
       const full = workspacePath({ root, path });
       const lines = (await readFile(full, 'utf8')).split('\n');
       const first = typeof offset === 'number' && offset >= 1 ? Math.floor(offset) : 1;
-      let text = '';
-      let last = first - 1;
-      while (last < lines.length && text.length + (lines[last]?.length ?? 0) + 1 <= READ_MAX_CHARS) {
-        text += (last === first - 1 ? '' : '\n') + lines[last];
-        last++;
-      }
-      if (last < lines.length)
-        text += `\n[… ${lines.length - last} more lines; call read_file with offset ${last + 1} to read on]`;
+      const rest = lines.slice(first - 1);
+      const kept = linesThatFit({ lines: rest, maxChars: READ_MAX_CHARS, limit });
+      let text = rest.slice(0, kept).join('\n');
+      const next = first + kept;
+      if (kept < rest.length)
+        text += `\n[… ${rest.length - kept} more lines; call read_file with offset ${next} to read on]`;
       return text;
     },
   };
@@ -99,7 +98,7 @@ async function* walk(directory: string): AsyncGenerator<string> {
   }
 }
 
-function searchTextTool(root: string): LoopTool {
+function searchTextTool(root: string, limit: OutputLimit): LoopTool {
   return {
     name: 'search_text',
     description: `Search the project's text files for a literal string (case-insensitive unless asked). Returns "path:line: text", at most ${SEARCH_MAX_MATCHES} lines; skips .git, node_modules and dist.`,
@@ -138,8 +137,10 @@ function searchTextTool(root: string): LoopTool {
         }
         if (more) break;
       }
-      if (more) matches.push(`[… more matches; narrow the query or the path]`);
-      return matches.length > 0 ? matches.join('\n') : `no match for ${JSON.stringify(query)}`;
+      const kept = linesThatFit({ lines: matches, maxChars: Number.POSITIVE_INFINITY, limit });
+      const shown = matches.slice(0, kept);
+      if (more || kept < matches.length) shown.push('[… more matches; narrow the query or the path]');
+      return shown.length > 0 ? shown.join('\n') : `no match for ${JSON.stringify(query)}`;
     },
   };
 }
@@ -176,11 +177,26 @@ function writeFileTool(root: string, confirm: ConfirmAction): LoopTool {
 }
 
 /**
- * The file tools, acting inside `root`. `write_file` asks `confirm` before it writes.
+ * The file tools, acting inside `root`. `write_file` asks `confirm` before it writes; `read_file` and
+ * `search_text` return at most what `outputLimit` allows.
  *
  * @example
  * const tools = createFileTools({ root: process.cwd(), confirm: async () => false });
  */
-export function createFileTools({ root, confirm }: { root: string; confirm: ConfirmAction }): LoopTool[] {
-  return [readFileTool(root), listDirectoryTool(root), searchTextTool(root), writeFileTool(root, confirm)];
+export function createFileTools({
+  root,
+  confirm,
+  outputLimit = NO_OUTPUT_LIMIT,
+}: {
+  root: string;
+  confirm: ConfirmAction;
+  /** What one result may take; `read_file` and `search_text` stop there and say how to read on. */
+  outputLimit?: OutputLimit;
+}): LoopTool[] {
+  return [
+    readFileTool(root, outputLimit),
+    listDirectoryTool(root),
+    searchTextTool(root, outputLimit),
+    writeFileTool(root, confirm),
+  ];
 }

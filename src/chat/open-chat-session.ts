@@ -152,10 +152,20 @@ export async function openChatSession({
         level: 'warning',
         text: `thresholds.compression is checked but not applied: this build's manager compresses tool outputs at its fixed bands (${COMPRESSION_BANDS.map((band) => `${band.level} ${band.from}`).join(', ')})`,
       });
-    const builtins = createBuiltinTools({ root, confirm });
+    // A third of the prompt budget per tool result: the newest result is never compressed or pruned,
+    // so one large file must not be able to leave the rest of the request no room.
+    let session: ChatSession | undefined;
+    const builtins = createBuiltinTools({
+      root,
+      confirm,
+      outputLimit: {
+        tokens: () => (session ? Math.floor(session.budget / 3) : Number.POSITIVE_INFINITY),
+        model,
+      },
+    });
     const tools = await mcpTools(config, builtins, onNotice);
     const recover = await chatOverflowRecovery();
-    const session = new ChatSession({
+    session = new ChatSession({
       client,
       model,
       manager,

@@ -47,7 +47,7 @@ describe('refitAfterOverflow', () => {
   });
 
   it('fits the whole history again to a learned window on a context overflow', async () => {
-    const messages = history(6);
+    const messages = history(8, 1_500);
     const manager = new ContextWindowManager({ contextLength: 200_000, model: 'm' });
     const sent = manager.fit(request(messages)).request;
     manager.learnWindow('m', 12_000);

@@ -13,6 +13,19 @@ describe('run_command', () => {
     expect(output).toBe(`${root}\noops\n[exit code 3]`);
   });
 
+  it('keeps the start and the end of a long output within the output limit', async () => {
+    const tool = createRunCommandTool({
+      root,
+      confirm: async () => true,
+      outputLimit: { tokens: () => 400 },
+    });
+    const output = (await tool.execute({ command: 'seq 1 5000' }, { callId: 'c' })) as string;
+    expect(output).toMatch(/^1\n2\n/);
+    expect(output).toMatch(/lines of output cut …\]\n/);
+    expect(output).toMatch(/\n5000\n\[exit code 0\]$/);
+    expect(output.split('\n').length).toBeLessThan(400);
+  });
+
   it('does nothing when the user refuses', async () => {
     let asked = '';
     const tool = createRunCommandTool({

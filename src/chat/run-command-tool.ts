@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
+import { linesThatFit, NO_OUTPUT_LIMIT, type OutputLimit } from './output-limit.js';
 
 /** A command is stopped after this long, in milliseconds. */
 export const COMMAND_TIMEOUT_MS = 120_000;
@@ -8,10 +9,27 @@ export const COMMAND_TIMEOUT_MS = 120_000;
 export const COMMAND_OUTPUT_HEAD = 4_000;
 export const COMMAND_OUTPUT_TAIL = 12_000;
 
-function capOutput(text: string): string {
-  if (text.length <= COMMAND_OUTPUT_HEAD + COMMAND_OUTPUT_TAIL) return text;
-  const cut = text.length - COMMAND_OUTPUT_HEAD - COMMAND_OUTPUT_TAIL;
-  return `${text.slice(0, COMMAND_OUTPUT_HEAD)}\n[… ${cut} characters of output cut …]\n${text.slice(-COMMAND_OUTPUT_TAIL)}`;
+/** The start and, mostly, the end of a command's output (where errors are), within both caps. */
+function capOutput(text: string, limit: OutputLimit): string {
+  const lines = text.split('\n');
+  const tokens = limit.tokens();
+  const share = (part: number) => ({
+    tokens: () => tokens * part,
+    ...(limit.model ? { model: limit.model } : {}),
+  });
+  const head = linesThatFit({ lines, maxChars: COMMAND_OUTPUT_HEAD, limit: share(0.25) });
+  const tail = linesThatFit({
+    lines: lines.slice(head).reverse(),
+    maxChars: COMMAND_OUTPUT_TAIL,
+    limit: share(0.75),
+  });
+  if (head + tail >= lines.length) return text;
+  const cut = lines.length - head - tail;
+  return [
+    ...lines.slice(0, head),
+    `[… ${cut} lines of output cut …]`,
+    ...lines.slice(lines.length - tail),
+  ].join('\n');
 }
 
 /**
@@ -22,7 +40,15 @@ function capOutput(text: string): string {
  * @example
  * const tool = createRunCommandTool({ root: process.cwd(), confirm });
  */
-export function createRunCommandTool({ root, confirm }: { root: string; confirm: ConfirmAction }): LoopTool {
+export function createRunCommandTool({
+  root,
+  confirm,
+  outputLimit = NO_OUTPUT_LIMIT,
+}: {
+  root: string;
+  confirm: ConfirmAction;
+  outputLimit?: OutputLimit;
+}): LoopTool {
   return {
     name: 'run_command',
     description: `Run a shell command in the project directory and return its output (stdout and stderr) and exit code. Stopped after ${COMMAND_TIMEOUT_MS / 1000} s. The user is asked first.`,
@@ -67,7 +93,7 @@ export function createRunCommandTool({ root, confirm }: { root: string; confirm:
         });
         child.on('close', (code, killed) => {
           const status = code === null ? `stopped (${killed ?? 'signal'})` : `exit code ${code}`;
-          resolve(`${capOutput(output.trimEnd())}\n[${status}]`.trimStart());
+          resolve(`${capOutput(output.trimEnd(), outputLimit)}\n[${status}]`.trimStart());
         });
       });
     },

@@ -12,12 +12,12 @@ describe('demoSession', () => {
     expect(new Set(session.calls.map((call) => call.name))).toEqual(new Set(['read_file', 'search', 'run']));
     for (const call of session.calls) {
       expect(call.size).toBeGreaterThanOrEqual(300);
-      expect(call.size).toBeLessThanOrEqual(3_400);
+      expect(call.size).toBeLessThanOrEqual(2_000);
     }
     expect(session.calls[0]).toEqual({
       name: 'read_file',
       args: { path: 'src/session/session-store.ts' },
-      size: 2_400,
+      size: 1_600,
     });
   });
 

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
 
@@ -82,7 +82,9 @@ async function closedPort(): Promise<number> {
 }
 
 describe('headroom chat -p', () => {
-  it('prints the answer on stdout, and refuses to write a file without --yes', async () => {
+  it.concurrent('prints the answer on stdout, and refuses to write a file without --yes', async ({
+    expect,
+  }) => {
     const cwd = project({ base_url: `${emulator.url}/v1`, model: MODEL });
     const { status, stdout, stderr } = await chat(cwd, ['-p', 'Write a note.', '--json']);
     expect(stderr).toBe('');
@@ -107,7 +109,7 @@ describe('headroom chat -p', () => {
     }
   });
 
-  it('writes with --yes and prints just the answer', async () => {
+  it.concurrent('writes with --yes and prints just the answer', async ({ expect }) => {
     const cwd = project({ base_url: `${emulator.url}/v1`, model: MODEL });
     const { status, stdout } = await chat(cwd, ['-p', 'Write a note.', '--yes']);
     expect(status).toBe(0);
@@ -115,7 +117,9 @@ describe('headroom chat -p', () => {
     expect(readFileSync(join(cwd, 'note.txt'), 'utf8')).toBe('ok\n');
   });
 
-  it('reports an unreachable endpoint as a plain line and a provider_error, exit 1', async () => {
+  it.concurrent('reports an unreachable endpoint as a plain line and a provider_error, exit 1', async ({
+    expect,
+  }) => {
     const cwd = project();
     const port = await closedPort();
     const { status, stdout, stderr } = await chat(cwd, [
@@ -133,7 +137,9 @@ describe('headroom chat -p', () => {
     expect(error.code).toBe('provider_error');
   });
 
-  it('exits 3 with context_truncated when the prompt cannot fit the window', async () => {
+  it.concurrent('exits 3 with context_truncated when the prompt cannot fit the window', async ({
+    expect,
+  }) => {
     const cwd = project({ base_url: `${emulator.url}/v1`, model: MODEL });
     const prompt = 'Please review this paste: '.padEnd(40_000, ' lorem ipsum dolor');
     const { status, stderr } = await chat(cwd, ['--context-length', '2048', '-p', prompt]);
@@ -143,7 +149,7 @@ describe('headroom chat -p', () => {
     expect(error.code).toBe('context_truncated');
   });
 
-  it('exits 2 for a config with a typo, naming the file and the key', async () => {
+  it.concurrent('exits 2 for a config with a typo, naming the file and the key', async ({ expect }) => {
     const cwd = project({ base_url: `${emulator.url}/v1`, modle: MODEL });
     const { status, stderr } = await chat(cwd, ['-p', 'hi']);
     expect(status).toBe(2);
@@ -154,7 +160,7 @@ describe('headroom chat -p', () => {
     );
   });
 
-  it('exits 2 without a model', async () => {
+  it.concurrent('exits 2 without a model', async ({ expect }) => {
     const { status, stderr } = await chat(project(), ['-p', 'hi']);
     expect(status).toBe(2);
     expect(JSON.parse(stderr.trim()).error.message).toMatch(/--model ID/);

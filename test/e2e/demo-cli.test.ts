@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -41,7 +41,9 @@ const RUN_KEYS = [
 ];
 
 describe('headroom demo', () => {
-  it('reports the default run as JSON: the plain run stuck past 11,400 prompt tokens, Headroom complete', async () => {
+  it.concurrent('reports the default run as JSON: the plain run stuck past 11,400 prompt tokens, Headroom complete', async ({
+    expect,
+  }) => {
     const { status, stdout, stderr } = await headroom(['demo', '--json']);
     expect(stderr).toBe('');
     expect(status).toBe(0);
@@ -66,7 +68,9 @@ describe('headroom demo', () => {
     expect(fitted.provider_calls).toBeGreaterThanOrEqual(30);
   });
 
-  it('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async () => {
+  it.concurrent('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async ({
+    expect,
+  }) => {
     const report = join(mkdtempSync(join(tmpdir(), 'headroom-demo-')), 'demo.html');
     const { status, stdout } = await headroom(['demo', '--turns', '12', '--report', report]);
     expect(status).toBe(0);
@@ -85,7 +89,7 @@ describe('headroom demo', () => {
     expect(readFileSync(report, 'utf8')).toContain('<svg id="chart"');
   });
 
-  it('rejects bad flags with the usual error shape and exit code 2', async () => {
+  it.concurrent('rejects bad flags with the usual error shape and exit code 2', async ({ expect }) => {
     const { status, stderr } = await headroom(['demo', '--turns', '1']);
     expect(status).toBe(2);
     expect(JSON.parse(stderr)).toEqual({
