@@ -18,7 +18,7 @@ import {
   type SqliteSessionStore,
   type StoredMessage,
 } from '../../src/store/index.js';
-import { codingSession, recordingSummarizer } from '../support/compaction-fixtures.js';
+import { charCounter, codingSession, recordingSummarizer } from '../support/compaction-fixtures.js';
 
 const MODEL = 'test-model';
 
@@ -38,7 +38,7 @@ async function recoverFromStore(store: SqliteSessionStore, id: string) {
   const live = store.liveMessages(id);
   const history = live.map((stored) => stored.message);
   const seqOf = new Map<Message, number>(live.map((stored) => [stored.message, stored.seq]));
-  const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+  const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
   const result = await recoverFromOverflow({
     request: { format: 'openai', model: MODEL, messages: history, tools: [], extra: {} },
     overflow: { kind: 'context', window: 12_000, input: 20_000, pattern: 'test' },

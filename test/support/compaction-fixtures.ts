@@ -1,6 +1,15 @@
 /** Transcripts and summarizers for compaction and recovery tests. */
 import type { Summarizer } from '../../src/core/compact/index.js';
-import type { ChatRequest, Message } from '../../src/core/index.js';
+import type { ChatRequest, Message, TokenCounter } from '../../src/core/index.js';
+
+/**
+ * A fixed counter for tests (one token per four characters, rounded up): compaction and recovery
+ * tests reason about sizes, and must not move when the estimator's weights are re-fitted.
+ */
+export const charCounter: TokenCounter = {
+  name: 'test/chars-per-4',
+  count: (text) => Math.ceil(text.length / 4),
+};
 
 /** A tool output of about `lines` lines of source. */
 export function sourceOutput(lines: number, tag: string): string {

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
+  charCounter,
   codingSession,
   providerRejection,
   recordingSummarizer,
 } from '../../../test/support/compaction-fixtures.js';
-import { createEstimator, EstimateCache } from '../tokens/index.js';
+import { EstimateCache } from '../tokens/index.js';
 import { contentText, type Message, validatePairing } from '../transcript/index.js';
 import { compactTranscript } from './compact-transcript.js';
 import type { Summarizer } from './summarizer.js';
 import { SUMMARY_REQUEST_MARKER } from './summary-prompt.js';
 
-const cache = new EstimateCache(createEstimator({ family: 'conservative' }));
+const cache = new EstimateCache(charCounter);
 const estimate = (request: { messages: readonly Message[]; tools: readonly unknown[] }) =>
   cache.request(request as Parameters<typeof cache.request>[0]).total;
 
@@ -24,7 +25,7 @@ function everyMessageAccountedFor(
 
 describe('compactTranscript with a summarizer', () => {
   it('replaces the older turns by one user-role summary that fits, keeping head and newest turns verbatim', async () => {
-    const messages = codingSession({ turns: 12, lines: 12 });
+    const messages = codingSession({ turns: 12, lines: 40 });
     const summarize = recordingSummarizer();
     const result = await compactTranscript({ messages, summarize, window: 16_384, estimate });
     expect(result.ok).toBe(true);
@@ -211,9 +212,9 @@ describe('compactTranscript without a summarizer (fallback)', () => {
   it('shrinks the digest until it fits a tight budget', async () => {
     const messages = codingSession({ turns: 40, lines: 10 });
     const loose = await compactTranscript({ messages, window: 64_000, estimate, keepTurns: 1 });
-    const tight = await compactTranscript({ messages, window: 4_096, budget: 1_500, estimate, keepTurns: 1 });
+    const tight = await compactTranscript({ messages, window: 4_096, budget: 700, estimate, keepTurns: 1 });
     expect(tight.ok).toBe(true);
-    expect(tight.estimate).toBeLessThanOrEqual(1_500);
+    expect(tight.estimate).toBeLessThanOrEqual(700);
     expect(contentText(tight.summary?.content ?? '').length).toBeLessThan(
       contentText(loose.summary?.content ?? '').length,
     );

@@ -595,6 +595,27 @@ export class ContextWindowManager {
     return result;
   }
 
+  /**
+   * Raises the calibration from a prompt count a provider stated for a request it rejected (an
+   * overflow's input figure), when Headroom counted fewer. Only ever raises the factor, and never
+   * anchors on the count: a rejected request's count may be a lower bound (vLLM truncates before
+   * counting).
+   */
+  calibrateFromCount({ request, promptTokens }: { request: ChatRequest; promptTokens: number }): void {
+    const model = request.model ?? this.#options.model;
+    const cache = this.#cacheFor(model);
+    const messages = applyCompression({
+      messages: request.messages,
+      state: this.#compression,
+      memo: this.#renders,
+    });
+    const raw = cache.request({ messages: messages as Message[], tools: request.tools }).total;
+    const before = this.#calibration.factor;
+    this.#calibration = observeCalibration(this.#calibration, { reported: promptTokens, raw });
+    if (this.#calibration.factor !== before)
+      this.#emit({ type: 'calibrate', factor: this.#calibration.factor, reported: promptTokens, raw });
+  }
+
   /** Takes the next recall id, for a placeholder made outside the manager (a hard truncation marker). */
   nextRecallId(): number {
     const id = this.#compression.nextRecallId;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  charCounter,
   codingSession,
   recordingSummarizer,
   sourceOutput,
@@ -41,7 +42,7 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
   });
 
   it('renders a compressed result to the same bytes on every later request, and after restore', () => {
-    const manager = new ContextWindowManager({ contextLength: 16_000 });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 16_000 });
     const messages = codingSession({ turns: 8, lines: 60 });
     const first = manager.fit(request(messages));
     const levels = { ...manager.state.compression?.entries };
@@ -57,7 +58,7 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
       expect(textOf(second.request.messages, id)).toBe(entry.text);
       expect(textOf(first.request.messages, id)).toBe(entry.text);
     }
-    const resumed = new ContextWindowManager({ contextLength: 16_000 });
+    const resumed = new ContextWindowManager({ counter: charCounter, contextLength: 16_000 });
     resumed.restore(JSON.parse(JSON.stringify(manager.state)));
     expect(toolTexts(resumed.fit(request(grown)).request.messages)).toEqual(
       toolTexts(manager.fit(request(grown)).request.messages),
@@ -65,7 +66,11 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
   });
 
   it('can be switched off', () => {
-    const manager = new ContextWindowManager({ contextLength: 16_000, compress: false });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 8_000,
+      compress: false,
+    });
     const result = manager.fit(request(codingSession({ turns: 8, lines: 60 })));
     expect(result.compressed).toBe(0);
     expect(result.pruned).toBe(true);
@@ -74,7 +79,7 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
 
 describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker', () => {
   it('puts one marker after the head and recalls the dropped turns from it', () => {
-    const manager = new ContextWindowManager({ contextLength: 6_000, compress: false });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 6_000, compress: false });
     const messages = codingSession({ turns: 10, lines: 40 });
     const result = manager.fit(request(messages));
     expect(result.pruned).toBe(true);
@@ -93,7 +98,7 @@ describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker',
 
 describe('ContextWindowManager anchors and limits', () => {
   it('keeps anchoring on the last counted request after a send that failed', () => {
-    const manager = new ContextWindowManager({ contextLength: 100_000 });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 100_000 });
     const messages = codingSession({ turns: 2, lines: 5 });
     manager.fit(request(messages));
     manager.observe({ promptTokens: 500 });
@@ -104,7 +109,11 @@ describe('ContextWindowManager anchors and limits', () => {
   });
 
   it('lowers the output cap it clamps to after learning one, and never raises it', () => {
-    const manager = new ContextWindowManager({ contextLength: 100_000, outputCap: 16_000 });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 100_000,
+      outputCap: 16_000,
+    });
     manager.learnOutputCap('gpt-4o', 4_096);
     manager.learnOutputCap('gpt-4o', 8_000);
     expect(manager.outputCapFor('gpt-4o')).toBe(4_096);
@@ -115,7 +124,11 @@ describe('ContextWindowManager anchors and limits', () => {
 
 describe('ContextWindowManager.compact', () => {
   it('compacts with the manager’s window and estimate, takes a recall id, and keeps the run going', async () => {
-    const manager = new ContextWindowManager({ contextLength: 32_000, model: 'gpt-4o' });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 32_000,
+      model: 'gpt-4o',
+    });
     const messages = codingSession({ turns: 10, lines: 20 });
     manager.fit(request(messages));
     manager.observe({ promptTokens: 20_000 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  charCounter,
   codingSession,
   providerRejection,
   recordingSummarizer,
@@ -20,7 +21,7 @@ function request(messages: Message[], extra: Partial<ChatRequest> = {}): ChatReq
 }
 
 function context(window: number): OverflowInfo {
-  return { kind: 'context', window, input: window + 5_000, pattern: 'test' };
+  return { kind: 'context', window, pattern: 'test' };
 }
 
 function expectNothingLost(
@@ -43,7 +44,12 @@ function fits(manager: ContextWindowManager, sent: ChatRequest | undefined) {
 
 describe('recoverFromOverflow: budget', () => {
   it('retries with max_tokens = window - input - 512 and never compacts, learning the window', async () => {
-    const manager = new ContextWindowManager({ contextLength: 32_768, outputCap: 9_600, reserve: 2_048 });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 32_768,
+      outputCap: 9_600,
+      reserve: 2_048,
+    });
     const history = codingSession({ turns: 6, lines: 20 });
     const summarize = recordingSummarizer();
     const overflow: OverflowInfo = {
@@ -66,7 +72,7 @@ describe('recoverFromOverflow: budget', () => {
   });
 
   it('treats a budget overflow that leaves less than 1,024 tokens for the reply as context', async () => {
-    const manager = new ContextWindowManager({ contextLength: 32_768 });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 32_768 });
     const history = codingSession({ turns: 12, lines: 40 });
     const estimate = manager.measure(request(history)).estimate;
     const overflow: OverflowInfo = {
@@ -84,7 +90,11 @@ describe('recoverFromOverflow: budget', () => {
 
 describe('recoverFromOverflow: output_cap', () => {
   it('lowers the cap once to what the error states, learns it, and never raises it', async () => {
-    const manager = new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 128_000,
+      outputCap: 16_384,
+    });
     const history = codingSession({ turns: 2, lines: 5 });
     const overflow: OverflowInfo = {
       kind: 'output_cap',
@@ -106,7 +116,7 @@ describe('recoverFromOverflow: output_cap', () => {
 
 describe('recoverFromOverflow: the context chain', () => {
   it('compacts with the summarizer and retries with a request that fits', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = codingSession({ turns: 16, lines: 40 });
     const summarize = recordingSummarizer();
     const result = await recoverFromOverflow({
@@ -125,17 +135,17 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('keeps a compaction that is smaller but still over the budget and builds a smaller kept tail on it', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = codingSession({ turns: 14, lines: 40 });
     let calls = 0;
     // The first summary is long; the next, written over it with half the kept tail, is short.
     const summarize: Summarizer = async () => {
       calls++;
-      return { text: calls === 1 ? `Long summary. ${'detail '.repeat(6_800)}` : 'Short summary.' };
+      return { text: calls === 1 ? `Long summary. ${'detail '.repeat(4_200)}` : 'Short summary.' };
     };
     const result = await recoverFromOverflow({
       request: request(history),
-      overflow: context(20_000),
+      overflow: context(11_000),
       manager,
       summarize,
       summaryMaxTokens: 2_048,
@@ -150,7 +160,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('rolls a compaction whose summary request overflows back to a smaller request (the shrink), then fits', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = codingSession({ turns: 16, lines: 40 });
     let calls = 0;
     const summarize: Summarizer = async () => {
@@ -174,7 +184,12 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('without a summarizer, stubs every tool result outside the newest run when that is enough (forced prune)', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL, compress: false });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 64_000,
+      model: MODEL,
+      compress: false,
+    });
     const history = codingSession({ turns: 10, lines: 60 });
     const result = await recoverFromOverflow({
       request: request(history),
@@ -193,7 +208,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('truncates hard to a marker and the newest whole turns when stubs are not enough', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history: Message[] = [
       { role: 'system', content: 'You are an agent.' },
       { role: 'user', content: 'Write the report.' },
@@ -221,7 +236,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('falls back to a digest and the newest pairing-safe unit when even the newest turn is too large', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history: Message[] = [
       { role: 'system', content: 'You are an agent.' },
       { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
@@ -231,7 +246,7 @@ describe('recoverFromOverflow: the context chain', () => {
     ];
     const result = await recoverFromOverflow({
       request: request(history),
-      overflow: context(9_000),
+      overflow: context(5_000),
       manager,
     });
     expect(result.steps.some((step) => /^truncated: nothing fits this way/.test(step))).toBe(true);
@@ -245,7 +260,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('gives up with context_truncated, compacting nothing, when tool schemas alone fill the window', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const tools = Array.from({ length: 40 }, (_, index) => ({
       name: `tool_${index}`,
       description: 'A tool with a long description. '.repeat(20),
@@ -269,7 +284,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('gives up naming the newest message when it alone is larger than the window', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = [
       ...codingSession({ turns: 3, lines: 10 }),
       { role: 'user' as const, content: 'log line '.repeat(20_000) },
@@ -287,7 +302,7 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('takes the whole history from `history` when the request passed is the fitted one', async () => {
-    const manager = new ContextWindowManager({ contextLength: 64_000, model: MODEL });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = codingSession({ turns: 16, lines: 40 });
     const fitted = manager.fit(request(history)).request;
     const result = await recoverFromOverflow({
@@ -301,8 +316,25 @@ describe('recoverFromOverflow: the context chain', () => {
     expectNothingLost(history, result);
   });
 
+  it('raises the calibration when the provider counted more prompt tokens than Headroom estimated', async () => {
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
+    const history = codingSession({ turns: 16, lines: 40 });
+    const estimate = manager.measure(request(history)).estimate;
+    const overflow: OverflowInfo = { kind: 'context', window: 30_000, input: 2 * estimate, pattern: 'test' };
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow,
+      manager,
+      summarize: recordingSummarizer(),
+    });
+    expect(manager.state.calibration.factor).toBeGreaterThan(1.9);
+    expect(result.steps.some((step) => /calibration raised/.test(step))).toBe(true);
+    expect(result.action).toBe('compacted');
+    fits(manager, result.request);
+  });
+
   it('refuses what is not an overflow', async () => {
-    const manager = new ContextWindowManager({ contextLength: 8_000 });
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 8_000 });
     const result = await recoverFromOverflow({
       request: request(codingSession({ turns: 1 })),
       overflow: { kind: 'none', pattern: 'no-match' },

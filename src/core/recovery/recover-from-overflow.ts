@@ -66,6 +66,17 @@ export async function recoverFromOverflow(options: RecoverFromOverflowOptions): 
     ...fields,
   });
 
+  // A provider that counted more prompt tokens than Headroom did teaches the calibration (only up).
+  if (overflow.input !== undefined && overflow.units !== 'characters' && overflow.kind !== 'none') {
+    const sent = options.history ? options.request : tryFit(manager, base)?.request;
+    if (sent !== undefined && overflow.input > manager.measure(sent).estimate) {
+      manager.calibrateFromCount({ request: sent, promptTokens: overflow.input });
+      steps.push(
+        `the provider counted ${overflow.input} prompt tokens, more than estimated: calibration raised`,
+      );
+    }
+  }
+
   if (overflow.kind === 'none')
     return result('give_up', {
       message: `the rejection is not an overflow (${overflow.pattern}); recovery only handles context, budget and output_cap rejections`,
