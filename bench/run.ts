@@ -3,6 +3,7 @@
  * peers measured in the same run on the same machine; absolute figures depend on the machine.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import type { PerSendPoint } from './per-send.js';
 
 interface Bench {
   name: string;

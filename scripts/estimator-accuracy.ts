@@ -18,8 +18,16 @@ const samples = [
 const cases: Array<[TokenizerFamily, ReferenceName]> = [
   ['o200k', 'o200k'],
   ['cl100k', 'cl100k'],
+  ['claude_legacy', 'claude_legacy'],
+  ['llama2', 'llama2'],
+  ['mistral', 'mistral'],
+  ['llama3', 'llama3'],
   ['conservative', 'o200k'],
   ['conservative', 'cl100k'],
+  ['conservative', 'claude_legacy'],
+  ['conservative', 'llama2'],
+  ['conservative', 'mistral'],
+  ['conservative', 'llama3'],
 ];
 for (const [family, reference] of cases) {
   console.log(

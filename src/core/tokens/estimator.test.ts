@@ -20,6 +20,10 @@ const cases: Array<[TokenizerFamily, ReferenceName]> = [
   ['cl100k', 'cl100k'],
   ['conservative', 'o200k'],
   ['conservative', 'cl100k'],
+  ['conservative', 'claude_legacy'],
+  ['conservative', 'llama2'],
+  ['conservative', 'mistral'],
+  ['conservative', 'llama3'],
 ];
 
 describe('the estimator against real tokenizers', () => {

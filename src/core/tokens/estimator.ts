@@ -4,11 +4,9 @@ import type { TokenizerFamily } from './tokenizer-family.js';
 import { FAMILY_WEIGHTS } from './weights.js';
 
 /** Weight vectors per family; `conservative` takes, per text, the largest estimate of them all. */
-const WEIGHTS: Record<TokenizerFamily, ReadonlyArray<readonly number[]>> = {
-  o200k: [FAMILY_WEIGHTS.o200k],
-  cl100k: [FAMILY_WEIGHTS.cl100k],
-  conservative: Object.values(FAMILY_WEIGHTS),
-};
+function weightSetsOf(family: TokenizerFamily): ReadonlyArray<readonly number[]> {
+  return family === 'conservative' ? Object.values(FAMILY_WEIGHTS) : [FAMILY_WEIGHTS[family]];
+}
 
 /**
  * Headroom's estimator for one tokenizer family: a linear model over character classes, fitted so
@@ -25,7 +23,7 @@ export function createEstimator({
 }: {
   family?: TokenizerFamily;
 } = {}): TokenCounter {
-  const weightSets = WEIGHTS[family].map((weights) => Float64Array.from(weights));
+  const weightSets = weightSetsOf(family).map((weights) => Float64Array.from(weights));
   const counts = new Float64Array(FEATURE_COUNT);
   return {
     name: `headroom-estimator/${family}`,
