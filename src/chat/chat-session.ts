@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { type ContextWindowManager, computeBudget, type Message } from '../core/index.js';
 import {
   type LoopEvent,
-  type LoopRecover,
   type LoopResult,
   type LoopState,
   type LoopTool,
@@ -43,8 +42,6 @@ export interface ChatSessionOptions {
   systemPrompt?: string;
   maxIterations?: number;
   summaryMaxTokens?: number;
-  /** Overflow recovery (default: core's). */
-  recover?: LoopRecover;
   stream?: boolean;
 }
 
@@ -155,7 +152,6 @@ export class ChatSession {
       store,
       sessionId,
       ...(signal ? { signal } : {}),
-      ...(this.#options.recover ? { recover: this.#options.recover } : {}),
       compact: (history, { signal: compactSignal }) => this.#exhaustionCompact(history, compactSignal),
       onEvent: (event) => {
         this.#observe(event);
@@ -190,13 +186,13 @@ export class ChatSession {
       return { ok: false, message: 'there is nothing to compact yet', steps: [] };
     onEvent?.({ type: 'compaction-start', iteration: this.#state.iterations, reason: 'manual' });
     const result = await compactHistory({
+      // What the user asked for: everything before the newest turn, whatever room is left.
+      keepTurns: 1,
       messages: this.#state.messages,
       tools: this.#options.tools(),
       client: this.#options.client,
       manager: this.#options.manager,
       model: this.#options.model,
-      window: this.window,
-      budget: this.#lastFit?.budget ?? this.budget,
       ...(this.#options.summaryMaxTokens === undefined
         ? {}
         : { summaryMaxTokens: this.#options.summaryMaxTokens }),
@@ -326,8 +322,6 @@ export class ChatSession {
       client: this.#options.client,
       manager: this.#options.manager,
       model: this.#options.model,
-      window: this.window,
-      budget: this.#lastFit?.budget ?? this.budget,
       ...(this.#options.summaryMaxTokens === undefined
         ? {}
         : { summaryMaxTokens: this.#options.summaryMaxTokens }),

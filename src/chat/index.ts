@@ -21,7 +21,7 @@ export {
   type SendOptions,
 } from './chat-session.js';
 export { chooseReserve } from './choose-reserve.js';
-export { type CompactHistoryResult, compactHistory, digestHistory } from './compact-history.js';
+export { type CompactHistoryResult, clientSummarizer, compactHistory } from './compact-history.js';
 export { type ActionRequest, type ConfirmAction, unattendedConfirm } from './confirm-action.js';
 export { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
 export {
@@ -42,7 +42,6 @@ export {
   type OpenChatSessionOptions,
   openChatSession,
 } from './open-chat-session.js';
-export { chatOverflowRecovery, refitAfterOverflow } from './refit-after-overflow.js';
 export { COMMAND_TIMEOUT_MS, createRunCommandTool } from './run-command-tool.js';
 export {
   type ConfirmBridge,

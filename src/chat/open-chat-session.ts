@@ -20,7 +20,6 @@ import {
   resolveApiKey,
 } from './create-chat-client.js';
 import type { ChatNotice } from './describe-event.js';
-import { chatOverflowRecovery } from './refit-after-overflow.js';
 
 /** Settings given on the command line; they win over the config file. */
 export interface ChatFlags {
@@ -164,7 +163,6 @@ export async function openChatSession({
       },
     });
     const tools = await mcpTools(config, builtins, onNotice);
-    const recover = await chatOverflowRecovery();
     session = new ChatSession({
       client,
       model,
@@ -178,7 +176,6 @@ export async function openChatSession({
       ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
       ...(config.maxIterations === undefined ? {} : { maxIterations: config.maxIterations }),
       ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
-      ...(recover ? { recover } : {}),
     });
     if (flags.resume !== undefined) session.resume(flags.resume);
     return {

@@ -5,7 +5,7 @@
  */
 import type { ContextWindowManager, OverflowKind } from '../core/index.js';
 import type { Emulator } from '../emulator/index.js';
-import { type LoopEvent, type LoopRecover, type LoopResult, runToolLoop } from '../loop/index.js';
+import { type LoopEvent, type LoopResult, runToolLoop } from '../loop/index.js';
 import { type ModelClient, ProviderError } from '../providers/index.js';
 import { DEMO_TASK, type DemoSession } from './demo-session.js';
 
@@ -58,7 +58,6 @@ export interface RunDemoSessionOptions {
   manager?: ContextWindowManager;
   /** The plain run's fixed `max_tokens`. */
   maxTokens?: number;
-  recover?: LoopRecover;
   compact?: Parameters<typeof runToolLoop>[0]['compact'];
   /** Called once per finished turn, with that turn's requests. */
   onTurn?: (turn: {
@@ -171,7 +170,6 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
     onEvent,
     ...(manager ? { manager } : {}),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-    ...(options.recover ? { recover: options.recover } : {}),
     ...(options.compact ? { compact: options.compact } : {}),
   };
   let result = await runToolLoop({ ...common, messages: DEMO_TASK, suspendAfter: session.pasteAfter });

@@ -3,7 +3,7 @@
  * `headroom demo`: an emulated backend in-process, and the same scripted coding session run twice
  * against it, once through a plain client and once through Headroom.
  */
-import { chatOverflowRecovery, chooseReserve, compactHistory } from '../chat/index.js';
+import { chooseReserve, compactHistory } from '../chat/index.js';
 import { ContextWindowManager, HeadroomError } from '../core/index.js';
 import {
   ANTHROPIC_DEFAULTS,
@@ -161,7 +161,6 @@ export async function runDemo({
       ...(reserve === undefined ? {} : { reserve }),
     });
     const client = clientFor(format, emulator.url);
-    const recover = await chatOverflowRecovery();
     const headroom = await runDemoSession({
       name: 'headroom',
       session,
@@ -169,7 +168,6 @@ export async function runDemo({
       client,
       model: backend.model,
       manager,
-      ...(recover ? { recover } : {}),
       compact: async (history, { signal }) => {
         const result = await compactHistory({
           messages: history,
@@ -177,8 +175,6 @@ export async function runDemo({
           client,
           manager,
           model: backend.model,
-          window: manager.windowFor(backend.model) ?? advertised.contextLength,
-          budget: advertised.contextLength,
           ...(signal ? { signal } : {}),
         });
         return result.ok
