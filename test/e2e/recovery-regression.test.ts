@@ -168,7 +168,7 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     expect(compaction?.estimate).toBeLessThanOrEqual(compaction?.budget ?? 0);
     expect(afterCompaction?.ok).toBe(true);
     console.info(
-      `headroom (o200k counter): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected), largest accepted prompt ${largest}, learned window ${manager.windowFor(model)}, manual compaction ${compaction?.kind} in ${compaction?.summaryRequests} summary requests: ${compaction?.before} → ${compaction?.estimate} tokens`,
+      `headroom (o200k counter): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected), largest accepted prompt ${largest}, learned window ${manager.windowFor(model)}, manual compaction ${compaction?.kind} in ${compaction?.summaryRequests} summary requests: ${compaction?.before} → ${compaction?.estimate} tokens; the paste: ${outcomes[3]?.recovery?.steps.join('; ')}`,
     );
   });
 
