@@ -1,0 +1,85 @@
+/**
+ * Estimator evaluation against real tokenizers (o200k, cl100k, the legacy Claude tokenizer, Llama 2,
+ * Mistral v0.1, Llama 3) per content class on held-out samples: under-count rate, median and p95
+ * over-count, for each family's own weights and for `conservative`; then, after calibration on the
+ * emulator's usage, the anchored estimate of each request in a tool-loop session against the prompt
+ * tokens the emulator reported.
+ */
+import { ContextWindowManager, createEstimator, type TokenizerFamily } from '../src/core/index.js';
+import { codingAgentScript, startEmulator } from '../src/emulator/index.js';
+import { runToolLoop } from '../src/loop/index.js';
+import { createOpenAICompatibleClient } from '../src/providers/index.js';
+import { measureSamples, type ReferenceName, summarizeByClass } from '../test/corpus/accuracy.js';
+import { buildMixedCorpus } from '../test/corpus/mixed-corpus.js';
+import { codingTools } from '../test/support/coding-tools.js';
+
+const PAIRS: Array<[TokenizerFamily, ReferenceName]> = [
+  ['o200k', 'o200k'],
+  ['cl100k', 'cl100k'],
+  ['claude_legacy', 'claude_legacy'],
+  ['llama2', 'llama2'],
+  ['mistral', 'mistral'],
+  ['llama3', 'llama3'],
+  ['conservative', 'o200k'],
+  ['conservative', 'llama2'],
+];
+
+async function afterCalibration(): Promise<Record<string, number>> {
+  const emulator = await startEmulator({
+    profile: 'vllm',
+    contextLength: 200_000,
+    script: codingAgentScript({ turns: 30, seed: 5 }),
+  });
+  try {
+    const estimates: number[] = [];
+    const manager = new ContextWindowManager({ contextLength: 200_000, outputCap: 4_096 });
+    await runToolLoop({
+      client: createOpenAICompatibleClient({ baseUrl: `${emulator.url}/v1` }),
+      manager,
+      messages: [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Find why the tests fail.' },
+      ],
+      tools: codingTools({ seed: 5 }),
+      onEvent: (event) => {
+        if (event.type === 'fit') estimates.push(event.estimate);
+      },
+    });
+    const reported = emulator.requests
+      .filter((record) => record.reportedPromptTokens !== undefined)
+      .map((record) => record.reportedPromptTokens as number);
+    const ratios = reported.map((real, index) => (estimates[index] as number) / real).slice(1);
+    ratios.sort((a, b) => a - b);
+    return {
+      requests: reported.length,
+      under_counted: ratios.filter((ratio) => ratio < 1).length,
+      first_request_ratio: Number(((estimates[0] as number) / (reported[0] as number)).toFixed(3)),
+      median_after_first: Number((ratios[Math.floor(ratios.length / 2)] as number).toFixed(3)),
+      p95_after_first: Number((ratios[Math.floor(ratios.length * 0.95)] as number).toFixed(3)),
+    };
+  } finally {
+    await emulator.close();
+  }
+}
+
+export async function evalEstimator(): Promise<Record<string, unknown>> {
+  const samples = [
+    ...buildMixedCorpus({ seed: 21, samplesPerClass: 30 }),
+    ...buildMixedCorpus({ seed: 22, samplesPerClass: 20, maxChars: 600 }),
+  ];
+  const families: Record<string, unknown> = {};
+  for (const [family, reference] of PAIRS) {
+    const rows = summarizeByClass(measureSamples(samples, createEstimator({ family }), reference));
+    families[`${family}_vs_${reference}`] = Object.fromEntries(
+      rows.map((row) => [
+        row.contentClass,
+        {
+          under_count_rate: Number((row.underCounted / row.samples).toFixed(4)),
+          median: Number(row.median.toFixed(3)),
+          p95: Number(row.p95.toFixed(3)),
+        },
+      ]),
+    );
+  }
+  return { samples: samples.length, families, after_calibration: await afterCalibration() };
+}
