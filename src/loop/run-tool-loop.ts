@@ -10,6 +10,8 @@ import {
   HeadroomError,
   type Message,
   type OverflowInfo,
+  recoverFromOverflow,
+  type Summarizer,
   type ToolMessage,
 } from '../core/index.js';
 import { type ModelClient, type ModelResponse, ProviderError } from '../providers/index.js';
@@ -144,6 +146,15 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
   };
   let lastText = '';
   const unsubscribe = manager && onEvent ? manager.subscribe(onEvent) : undefined;
+  if (store && sessionId) {
+    // The session holds the history the run starts from (the task, or what a resume carries).
+    const stored = store.liveMessages(sessionId).length;
+    if (stored < state.messages.length)
+      store.appendTurn(sessionId, {
+        turnId: `turn-${state.iterations}-start`,
+        messages: state.messages.slice(stored),
+      });
+  }
 
   const end = (reason: TerminationReason, message?: string, error?: unknown): LoopResult => {
     unsubscribe?.();
@@ -207,7 +218,13 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
         'max_iterations',
         `stopped after ${maxIterations} tool turns; the answer is the model's synthesis of what it found`,
       );
-    if (calls.length === 0) return end('completed');
+    if (calls.length === 0) {
+      const cut =
+        response.finishReason === 'length'
+          ? `the last reply was cut off at max_tokens (${outcome.fit?.request.maxTokens ?? options.maxTokens ?? 'the server default'}); raise max_tokens or the output cap for a longer answer`
+          : undefined;
+      return end('completed', cut);
+    }
     if (options.suspendAfter !== undefined && state.iterations >= options.suspendAfter)
       return end('suspended', `suspended after turn ${state.iterations}; resume with this state`);
   }
