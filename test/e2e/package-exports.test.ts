@@ -1,0 +1,206 @@
+/**
+ * The package as a consumer gets it. The test builds the sources (`tsc -p tsconfig.build.json`, as
+ * `npm run build` does) into a staging directory of its own, so it needs no build before it and
+ * never touches the repository's `dist/`; packs that with `npm pack`; and installs the tarball into
+ * a fresh project with `npm install --offline`, the tarball's dependencies and the optional peers
+ * given as `file:` links to this repository's `node_modules`, so nothing is fetched and no npm
+ * cache is needed. Then every subpath imports, a consumer type-checks against the published
+ * declarations, and importing the root loads no adapter.
+ */
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  files: string[];
+  exports: Record<string, unknown>;
+  dependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+};
+const ADAPTER_PEERS = ['ai', 'openai', '@anthropic-ai/sdk'];
+
+let work: string;
+let consumer: string;
+
+function node(args: string[], cwd: string) {
+  return run(process.execPath, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'headroom-package-'));
+  const stage = join(work, 'stage');
+  mkdirSync(stage);
+  // The build `npm run build` makes, without the type check (`--noCheck`: same output, half the
+  // time): CI's typecheck step judges the types, this test judges the package.
+  await node(
+    [
+      join(repo, 'node_modules/typescript/bin/tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--noCheck',
+      '--outDir',
+      join(stage, 'dist'),
+    ],
+    repo,
+  );
+  cpSync(join(repo, 'package.json'), join(stage, 'package.json'));
+  for (const entry of manifest.files)
+    if (entry !== 'dist') cpSync(join(repo, entry), join(stage, entry), { recursive: true });
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: stage });
+  const tarball = join(work, packed.stdout.trim().split('\n').at(-1) as string);
+
+  consumer = join(work, 'consumer');
+  mkdirSync(consumer);
+  const linked = [...Object.keys(manifest.dependencies), ...ADAPTER_PEERS, '@types/node'];
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({
+      name: 'headroom-consumer',
+      private: true,
+      type: 'module',
+      dependencies: {
+        [manifest.name]: `file:${tarball}`,
+        ...Object.fromEntries(linked.map((name) => [name, `file:${join(repo, 'node_modules', name)}`])),
+      },
+    }),
+  );
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: consumer,
+  });
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package in a fresh project', () => {
+  it('declares each adapter’s SDK as an optional peer and exports its subpath types first', () => {
+    for (const peer of ADAPTER_PEERS) expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
+    for (const subpath of ['./ai-sdk', './openai', './anthropic'])
+      expect(Object.keys(manifest.exports[subpath] as object)).toEqual(['types', 'default']);
+  });
+
+  it('imports the root and every adapter subpath', async () => {
+    const script = `
+      const root = await import('headroom');
+      const aiSdk = await import('headroom/ai-sdk');
+      const openai = await import('headroom/openai');
+      const anthropic = await import('headroom/anthropic');
+      const { default: OpenAI } = await import('openai');
+      const { default: Anthropic } = await import('@anthropic-ai/sdk');
+      const middleware = aiSdk.headroomMiddleware();
+      const client = openai.withHeadroom(new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1' }));
+      const messages = anthropic.withHeadroom(new Anthropic({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9' }));
+      console.log(JSON.stringify({
+        manager: typeof root.ContextWindowManager,
+        middleware: middleware.specificationVersion + ' ' + typeof middleware.transformParams,
+        converters: typeof aiSdk.fromAISDKPrompt + ' ' + typeof aiSdk.toAISDKPrompt,
+        openai: typeof client.chat.completions.create,
+        anthropic: typeof messages.messages.stream,
+      }));
+    `;
+    const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
+    expect(JSON.parse(stdout)).toEqual({
+      manager: 'function',
+      middleware: 'v3 function',
+      converters: 'function function',
+      openai: 'function',
+      anthropic: 'function',
+    });
+  });
+
+  it('type-checks a consumer against the published declarations', async () => {
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `import Anthropic from '@anthropic-ai/sdk';
+import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
+import OpenAI from 'openai';
+import { ContextWindowManager } from 'headroom';
+import { type AdapterEvent, headroomMiddleware } from 'headroom/ai-sdk';
+import { withHeadroom as withOpenAI } from 'headroom/openai';
+import { withHeadroom as withAnthropic } from 'headroom/anthropic';
+
+const onEvent = (event: AdapterEvent): void => void event.type;
+const middleware: LanguageModelMiddleware = headroomMiddleware({ contextLength: 32_768, onEvent });
+export const wrap = (model: Parameters<typeof wrapLanguageModel>[0]['model']) => wrapLanguageModel({ model, middleware });
+export const openai: OpenAI = withOpenAI(new OpenAI({ apiKey: 'unused' }), { manager: new ContextWindowManager() });
+export const anthropic: Anthropic = withAnthropic(new Anthropic({ apiKey: 'unused' }), { outputCap: 8_192 });
+`,
+    );
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    const result = await node(
+      [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      consumer,
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => String(error.stdout),
+    );
+    expect(result).toBe('');
+  });
+
+  it('loads no adapter and no SDK when the root is imported', async () => {
+    // A module-resolution hook logs every module the import resolves, synchronously, to a file.
+    writeFileSync(
+      join(consumer, 'log-hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(log, result.url + '\\n');
+  return result;
+}
+`,
+    );
+    const loaded = async (specifier: string): Promise<string[]> => {
+      const log = join(consumer, `resolved-${specifier.replace(/\W/g, '-')}.log`);
+      writeFileSync(log, '');
+      const hooks = pathToFileURL(join(consumer, 'log-hooks.mjs')).href;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(hooks)}, { data: { log: ${JSON.stringify(log)} } });`;
+      await node(
+        [
+          '--import',
+          `data:text/javascript,${encodeURIComponent(register)}`,
+          '--input-type=module',
+          '--eval',
+          `await import(${JSON.stringify(specifier)});`,
+        ],
+        consumer,
+      );
+      return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    };
+    const isAdapter = (url: string) =>
+      /\/dist\/adapters\//.test(url) ||
+      /\/node_modules\/(ai|openai|@anthropic-ai\/sdk|@ai-sdk\/[^/]+)\//.test(url);
+
+    const fromRoot = await loaded('headroom');
+    expect(fromRoot.some((url) => url.includes('/node_modules/headroom/dist/index.js'))).toBe(true);
+    expect(fromRoot.filter(isAdapter)).toEqual([]);
+    // The same hook does see an adapter and its SDK when one is imported.
+    const fromOpenAI = await loaded('headroom/openai');
+    expect(fromOpenAI.some((url) => url.includes('/dist/adapters/openai/index.js'))).toBe(true);
+    expect(fromOpenAI.some((url) => /\/node_modules\/openai\//.test(url))).toBe(true);
+  });
+});
