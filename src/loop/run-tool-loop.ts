@@ -50,6 +50,7 @@ export type LoopRecover = (input: {
   history: Message[];
   overflow: OverflowInfo;
   manager: ContextWindowManager;
+  summarize?: Summarizer;
   signal?: AbortSignal;
 }) => Promise<LoopRecoveryResult>;
 
@@ -78,7 +79,14 @@ export interface RunToolLoopOptions {
   onEvent?: (event: LoopEvent) => void;
   /** Overflow recovery; the default is core's escalation chain. */
   recover?: LoopRecover;
-  /** Compacts the history when a reply was cut off by the window (context exhaustion). */
+  /**
+   * Writes compaction summaries (overflow recovery, context exhaustion). Default: the run's own
+   * client and model, asked without tools; `false` for none (the chain then skips the model steps).
+   */
+  summarize?: Summarizer | false;
+  /** Output cap of a summary request (default 16,384, never more than half the window). */
+  summaryMaxTokens?: number;
+  /** Compacts the history when a reply was cut off by the window; default: `manager.compact`. */
   compact?: (
     history: Message[],
     options: { signal?: AbortSignal },
@@ -380,14 +388,16 @@ async function sendBounded({
           };
         const window = error.overflow.kind !== 'output_cap' ? error.overflow.window : undefined;
         if (window !== undefined && model !== undefined) manager.learnWindow(model, window);
-        const recover = options.recover ?? (await defaultRecover());
+        const recover = options.recover ?? recoverFromOverflow;
         onEvent?.({ type: 'compaction-start', iteration, reason: 'overflow' });
+        const summarize = summarizerOf(options);
         const result = await recover({
           request: toSend,
           history: state.messages,
           overflow: error.overflow,
           manager,
-          signal,
+          ...(summarize ? { summarize } : {}),
+          ...(signal ? { signal } : {}),
         });
         onEvent?.({
           type: 'recovery',
@@ -407,14 +417,10 @@ async function sendBounded({
           };
         }
         if (result.messages) {
+          persistCompaction(options, state.messages, result.messages, `turn-${iteration}`, result.action);
           state.messages = result.messages;
-          onEvent?.({
-            type: 'compaction-end',
-            iteration,
-            removed: result.removed.length,
-            kind: result.action,
-          });
         }
+        onEvent?.({ type: 'compaction-end', iteration, removed: result.removed.length, kind: result.action });
         recovered = true;
         override = result.request;
         continue;
@@ -467,15 +473,35 @@ async function sendBounded({
         attempt: 1,
         message: `the reply was cut off by the window (${cut})`,
       });
-      if (window !== undefined && prompt >= EXHAUSTION_COMPACT_RATIO * window && options.compact) {
+      if (
+        window !== undefined &&
+        prompt >= EXHAUSTION_COMPACT_RATIO * window &&
+        (options.compact || manager)
+      ) {
         onEvent?.({ type: 'compaction-start', iteration, reason: 'exhaustion' });
-        const compacted = await options.compact(state.messages, { signal });
-        state.messages = compacted.messages;
+        const summarize = summarizerOf(options);
+        const compacted = options.compact
+          ? { ok: true as const, ...(await options.compact(state.messages, signal ? { signal } : {})) }
+          : await (manager as ContextWindowManager).compact({
+              messages: state.messages,
+              tools: definitions,
+              format: client.format,
+              ...(options.model === undefined ? {} : { model: options.model }),
+              ...(summarize ? { summarize } : {}),
+              ...(options.summaryMaxTokens === undefined
+                ? {}
+                : { summaryMaxTokens: options.summaryMaxTokens }),
+              ...(signal ? { signal } : {}),
+            });
+        if (compacted.ok) {
+          persistCompaction(options, state.messages, compacted.messages, `turn-${iteration}`, compacted.kind);
+          state.messages = compacted.messages;
+        }
         onEvent?.({
           type: 'compaction-end',
           iteration,
-          removed: compacted.removed.length,
-          kind: compacted.kind,
+          removed: compacted.ok ? compacted.removed.length : 0,
+          kind: compacted.ok ? compacted.kind : 'failed',
         });
         note = `Your previous reply was cut off because the context window ran out while you were writing ${cut}. Split the work into smaller steps (for example, write a large file in several parts).`;
       } else if (reasoningFilled(response)) {
@@ -529,15 +555,44 @@ function cutDescription(message: AssistantMessage): string {
   return call ? `the call to ${call.name}` : 'the answer';
 }
 
-async function defaultRecover(): Promise<LoopRecover> {
-  const core = (await import('../core/index.js')) as unknown as { recoverFromOverflow?: LoopRecover };
-  if (!core.recoverFromOverflow) {
-    return async ({ overflow }) => ({
-      action: 'give_up',
-      removed: [],
-      steps: [],
-      message: `the provider rejected the request (${overflow.kind}) and no recovery is configured`,
-    });
-  }
-  return core.recoverFromOverflow;
+/** The summarizer: the caller's, or the run's own client and model asked without tools. */
+function summarizerOf(options: RunToolLoopOptions): Summarizer | undefined {
+  if (options.summarize === false) return undefined;
+  if (options.summarize) return options.summarize;
+  const { client, model } = options;
+  return async (request, { signal }) => {
+    const summaryRequest: ChatRequest = { ...request, tools: [] };
+    if (summaryRequest.model === undefined && model !== undefined) summaryRequest.model = model;
+    const response = await client.send(summaryRequest, signal ? { signal } : {});
+    return {
+      text: contentText(response.message.content),
+      ...(response.usage ? { usage: response.usage } : {}),
+    };
+  };
+}
+
+/**
+ * Writes a compaction to the session store: kept messages by their sequence number, new ones (the
+ * summary, markers) as they are. The store's live transcript mirrors the run's history one to one.
+ */
+function persistCompaction(
+  options: RunToolLoopOptions,
+  before: readonly Message[],
+  after: readonly Message[],
+  turnId: string,
+  kind: string,
+): void {
+  const { store, sessionId } = options;
+  if (!store || !sessionId) return;
+  const live = store.liveMessages(sessionId);
+  const seqOf = new Map<Message, number>();
+  before.forEach((message, index) => {
+    const stored = live[index];
+    if (stored) seqOf.set(message, stored.seq);
+  });
+  const transcript = after.map((message) => {
+    const seq = seqOf.get(message);
+    return seq === undefined ? { message } : { seq };
+  });
+  store.applyCompaction(sessionId, { turnId, kind, transcript });
 }
