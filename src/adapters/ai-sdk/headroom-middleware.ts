@@ -4,10 +4,9 @@
  * model's window and recovers the ones a provider rejects anyway.
  */
 import type { LanguageModelMiddleware } from 'ai';
-import { type ChatRequest, contentText } from '../../core/index.js';
+import { type ChatRequest, contentText, type Summarizer } from '../../core/index.js';
 import type { HeadroomAdapterOptions } from '../shared/adapter-options.js';
 import { AdapterSession, type FittedCall } from '../shared/adapter-session.js';
-import type { AdapterSummarizer } from '../shared/recover-request.js';
 import type {
   GenerateResult,
   LanguageModelCallOptions,
@@ -119,7 +118,7 @@ function paramsFor(params: LanguageModelCallOptions, request: ChatRequest): Lang
 }
 
 /** Compaction summaries go to the wrapped model itself, without tools. */
-function summarizer(model: LanguageModelInstance, params: LanguageModelCallOptions): AdapterSummarizer {
+function summarizer(model: LanguageModelInstance, params: LanguageModelCallOptions): Summarizer {
   return async (request, { signal }) => {
     const result = await model.doGenerate({
       prompt: toAISDKPrompt(request),

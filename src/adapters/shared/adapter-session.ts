@@ -9,11 +9,12 @@ import {
   classifyOverflow,
   type FitResult,
   type ManagerEvent,
+  recoverFromOverflow,
+  type Summarizer,
   type UsageReport,
 } from '../../core/index.js';
 import { resolveLimits } from '../../models/index.js';
 import type { AdapterEvent, HeadroomAdapterOptions } from './adapter-options.js';
-import { type AdapterSummarizer, recoverRequest } from './recover-request.js';
 
 /** One fitted call: the caller's request, what fitting did, and the manager that did it. */
 export interface FittedCall {
@@ -31,7 +32,8 @@ export interface SendOptions<T> {
   attempt: () => PromiseLike<T>;
   /** Sends the request the recovery built (once). */
   retry: (request: ChatRequest) => PromiseLike<T>;
-  summarize?: AdapterSummarizer;
+  /** Writes compaction summaries for the recovery chain (the wrapped model or client itself). */
+  summarize?: Summarizer;
   signal?: AbortSignal;
 }
 
@@ -89,16 +91,18 @@ export class AdapterSession {
         pattern: overflow.pattern,
         ...(status === undefined ? {} : { status }),
       });
+      // Core's chain: it fits the caller's request again, learns the stated window, and compacts
+      // with the wrapped model when pruning is not enough.
       const result = await this.#withEvents(manager, model, () =>
-        recoverRequest({
-          request: fit.request,
-          original: call.original,
+        recoverFromOverflow({
+          request: call.original,
           overflow,
           manager,
-          fit,
-          summarize,
-          signal,
-          summaryMaxTokens: this.#options.summaryMaxTokens,
+          ...(summarize ? { summarize } : {}),
+          ...(signal ? { signal } : {}),
+          ...(this.#options.summaryMaxTokens === undefined
+            ? {}
+            : { summaryMaxTokens: this.#options.summaryMaxTokens }),
         }),
       );
       this.#emit({

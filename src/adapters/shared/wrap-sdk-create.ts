@@ -3,10 +3,9 @@
  * A fitted and recovered `create` for the official SDKs (`openai` v6, `@anthropic-ai/sdk`), which
  * share their request machinery: every call returns the SDK's own `APIPromise`.
  */
-import type { ChatRequest, UsageReport } from '../../core/index.js';
+import type { ChatRequest, Summarizer, UsageReport } from '../../core/index.js';
 import type { AdapterSession } from './adapter-session.js';
 import { observeSdkStream } from './observe-sdk-stream.js';
-import type { AdapterSummarizer } from './recover-request.js';
 
 /** The part of an SDK `APIPromise` Headroom uses. */
 export interface SdkApiPromise<T = unknown> extends PromiseLike<T> {
@@ -74,7 +73,7 @@ export interface WrapSdkCreateOptions {
 export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
   const { session, client, APIPromise, create, read, write, usageOf, eventUsageOf, textOf, provider } =
     options;
-  const summarize: AdapterSummarizer = async (request, { signal }) => {
+  const summarize: Summarizer = async (request, { signal }) => {
     const body: Record<string, unknown> = { ...write(request), stream: false };
     delete body.stream_options;
     const data = await create(body, signal === undefined ? {} : { signal });
