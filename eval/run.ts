@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 const EVALS: Array<{ name: string; load: () => Promise<() => Promise<unknown>> }> = [
   { name: 'eval-estimator', load: async () => (await import('./estimator.js')).evalEstimator },
   { name: 'eval-classifier', load: async () => (await import('./classifier.js')).evalClassifier },
+  { name: 'recovery', load: async () => (await import('./recovery.js')).evalRecovery },
 ];
 
 const results = new URL('../bench/results/', import.meta.url);
