@@ -139,7 +139,6 @@ export class ChatSession {
     this.#state.messages.push(...added);
     store.appendTurn(sessionId, { turnId: promptId, messages: added });
     const start = this.#state.iterations;
-    let compacted: string | undefined;
     const result = await runToolLoop({
       client,
       manager,
@@ -152,23 +151,15 @@ export class ChatSession {
       store,
       sessionId,
       ...(signal ? { signal } : {}),
-      compact: (history, { signal: compactSignal }) => this.#exhaustionCompact(history, compactSignal),
+      ...(this.#options.summaryMaxTokens === undefined
+        ? {}
+        : { summaryMaxTokens: this.#options.summaryMaxTokens }),
       onEvent: (event) => {
         this.#observe(event);
-        if (event.type === 'compaction-end') compacted = event.kind;
         onEvent?.(event);
       },
     });
     this.#state = result.state;
-    // The loop rewrote the history in memory (recovery, exhaustion): the store follows.
-    if (compacted !== undefined)
-      syncSessionStore({
-        store,
-        sessionId,
-        messages: this.#state.messages,
-        turnId: `compact-${promptId}`,
-        kind: compacted,
-      });
     this.#afterRun({ result, sessionId, promptId, user, added, start });
     return result;
   }
@@ -313,23 +304,6 @@ export class ChatSession {
       this.#lastFit = { estimate: event.estimate, budget: event.budget, window: event.window };
       this.#lastReported = undefined;
     } else if (event.type === 'usage') this.#lastReported = event.usage.promptTokens;
-  }
-
-  async #exhaustionCompact(history: Message[], signal: AbortSignal | undefined) {
-    const result = await compactHistory({
-      messages: history,
-      tools: this.#options.tools(),
-      client: this.#options.client,
-      manager: this.#options.manager,
-      model: this.#options.model,
-      ...(this.#options.summaryMaxTokens === undefined
-        ? {}
-        : { summaryMaxTokens: this.#options.summaryMaxTokens }),
-      ...(signal ? { signal } : {}),
-    });
-    return result.ok
-      ? { messages: result.messages, removed: result.removed, kind: result.kind }
-      : { messages: history, removed: [], kind: 'none' };
   }
 
   #afterRun({

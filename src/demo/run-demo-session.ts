@@ -58,7 +58,6 @@ export interface RunDemoSessionOptions {
   manager?: ContextWindowManager;
   /** The plain run's fixed `max_tokens`. */
   maxTokens?: number;
-  compact?: Parameters<typeof runToolLoop>[0]['compact'];
   /** Called once per finished turn, with that turn's requests. */
   onTurn?: (turn: {
     run: DemoRun['name'];
@@ -170,7 +169,6 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
     onEvent,
     ...(manager ? { manager } : {}),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
-    ...(options.compact ? { compact: options.compact } : {}),
   };
   let result = await runToolLoop({ ...common, messages: DEMO_TASK, suspendAfter: session.pasteAfter });
   if (result.reason === 'suspended')

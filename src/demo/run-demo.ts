@@ -3,7 +3,7 @@
  * `headroom demo`: an emulated backend in-process, and the same scripted coding session run twice
  * against it, once through a plain client and once through Headroom.
  */
-import { chooseReserve, compactHistory } from '../chat/index.js';
+import { chooseReserve } from '../chat/index.js';
 import { ContextWindowManager, HeadroomError } from '../core/index.js';
 import {
   ANTHROPIC_DEFAULTS,
@@ -160,27 +160,13 @@ export async function runDemo({
       ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
       ...(reserve === undefined ? {} : { reserve }),
     });
-    const client = clientFor(format, emulator.url);
     const headroom = await runDemoSession({
       name: 'headroom',
       session,
       emulator,
-      client,
+      client: clientFor(format, emulator.url),
       model: backend.model,
       manager,
-      compact: async (history, { signal }) => {
-        const result = await compactHistory({
-          messages: history,
-          tools: session.tools,
-          client,
-          manager,
-          model: backend.model,
-          ...(signal ? { signal } : {}),
-        });
-        return result.ok
-          ? { messages: result.messages, removed: result.removed, kind: result.kind }
-          : { messages: history, removed: [], kind: 'none' };
-      },
       onTurn,
     });
     return {
