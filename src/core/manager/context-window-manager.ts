@@ -348,7 +348,7 @@ export class ContextWindowManager {
         );
       }
       if (result.marker) {
-        const start = segmentation.head.end;
+        const start = result.head;
         const end = start + result.droppedIndices.length;
         pruned = {
           recallId: result.marker.recallId,

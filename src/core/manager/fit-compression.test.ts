@@ -96,6 +96,24 @@ describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker',
   });
 });
 
+describe('ContextWindowManager.fit keeps compaction summaries when it prunes', () => {
+  it('drops the oldest real turns and keeps the summary after the head, the marker after it', () => {
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 6_000, compress: false });
+    const session = codingSession({ turns: 10, lines: 40 });
+    const summary: Message = {
+      role: 'user',
+      content: '[compacted #1: 20 earlier messages summarized; recall #1]\n\nGoal: fix it.',
+    };
+    const messages = [...session.slice(0, 2), summary, ...session.slice(2)];
+    const result = manager.fit(request(messages));
+    expect(result.pruned).toBe(true);
+    expect(result.request.messages[2]).toBe(summary);
+    expect(contentText(result.request.messages[3]?.content ?? '')).toMatch(/^\[pruned #/);
+    const span = result.recall.find((item) => item.kind === 'pruned');
+    expect(span?.messages[0]).toBe(session[2]);
+  });
+});
+
 describe('ContextWindowManager anchors and limits', () => {
   it('keeps anchoring on the last counted request after a send that failed', () => {
     const manager = new ContextWindowManager({ counter: charCounter, contextLength: 100_000 });

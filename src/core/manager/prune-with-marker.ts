@@ -5,8 +5,37 @@
 import type { CompressionState } from '../compress/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
 import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
-import type { Message, Segmentation, UserMessage } from '../transcript/index.js';
+import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker, pruneMarkerText } from './placeholders.js';
+
+/** Placeholders that stand for compacted or truncated history (what recovery and `compact` write). */
+const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
+
+/**
+ * The segmentation with compaction summaries that follow the head counted as head: pruning drops the
+ * oldest real turns first and keeps the summary of what came before them.
+ */
+export function keepSummariesWithHead(
+  segmentation: Segmentation,
+  messages: readonly Message[],
+): Segmentation {
+  let { head } = segmentation;
+  const { turns } = segmentation;
+  let kept = 0;
+  while (kept < turns.length - 1) {
+    const turn = turns[kept] as { start: number; end: number };
+    const span = messages.slice(turn.start, turn.end);
+    if (
+      !span.every(
+        (message) => message.role === 'user' && SUMMARY_PLACEHOLDER.test(contentText(message.content)),
+      )
+    )
+      break;
+    head = { start: head.start, end: turn.end };
+    kept++;
+  }
+  return kept === 0 ? segmentation : { head, turns: turns.slice(kept) };
+}
 
 /**
  * Prunes whole turns and puts a marker after the head (`[pruned #12: 14 earlier messages (7 turns)
@@ -31,7 +60,8 @@ export function pruneWithMarker({
   calibration: Calibration;
   state: CompressionState;
   markers: Map<string, UserMessage>;
-}): PruneResult & { marker?: { recallId: number }; state: CompressionState } {
+}): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
+  segmentation = keepSummariesWithHead(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
   // additive arithmetic and the calibrated comparison agree exactly.
   const prune = (extra: number) =>
@@ -52,9 +82,9 @@ export function pruneWithMarker({
   const result = prune(markerRaw);
   if (!fits(result)) {
     const bare = prune(0);
-    return { ...(fits(bare) ? bare : result), state };
+    return { ...(fits(bare) ? bare : result), state, head: segmentation.head.end };
   }
-  if (result.droppedTurns === 0) return { ...result, state };
+  if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
   const marker = pruneMarker(state, { dropped: result.droppedIndices.length, turns: result.droppedTurns });
   const head = segmentation.head.end;
   return {
@@ -66,5 +96,6 @@ export function pruneWithMarker({
     ],
     marker: { recallId: marker.recallId },
     state: marker.state,
+    head,
   };
 }
