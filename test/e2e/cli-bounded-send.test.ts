@@ -35,12 +35,14 @@ describe('headroom estimate', () => {
 });
 
 describe('headroom fit', () => {
-  it('prunes the example into a 16k window and returns a request in the same format', () => {
+  it('fits the example into a 16k window, compressing old tool results and pruning when that is not enough', () => {
     const { status, stdout } = headroom(['fit', example, '--context-length', '16384']);
     expect(status).toBe(0);
     const output = JSON.parse(stdout);
-    expect(output.pruned).toBe(true);
-    expect(output.dropped_turns).toBeGreaterThan(0);
+    expect(output.compressed_tool_results).toBeGreaterThan(0);
+    const tight = JSON.parse(headroom(['fit', example, '--context-length', '6000']).stdout);
+    expect(tight.pruned).toBe(true);
+    expect(tight.dropped_turns).toBeGreaterThan(0);
     expect(output.estimate).toBeLessThanOrEqual(output.budget);
     const input = JSON.parse(readFileSync(example, 'utf8'));
     expect(output.request.messages.slice(0, 2)).toEqual(input.messages.slice(0, 2));

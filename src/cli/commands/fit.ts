@@ -7,8 +7,9 @@ export const fitCommand: Command = {
   usage: `usage: headroom fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
                     [--reserve N] [--clamp auto|always|never] [--format openai|anthropic]
 
-Fits a request to a context window: drops the oldest whole turns until the estimate is within
-window - reserve - 3% safety, never the head (system + first user message) or the newest turn,
+Fits a request to a context window: compresses old tool results under pressure (sticky levels,
+oldest first), then drops the oldest whole turns until the estimate is within window - reserve -
+3% safety, never the head (system + first user message) or the newest turn,
 and sets max_tokens to the room left when the request has none (--clamp always also lowers it).
 --max-tokens replaces the request's own max_tokens; --summary leaves the request out of the output.
 
@@ -55,6 +56,7 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
       ...(values.summary ? {} : { request: writeRequest(result.request) }),
       pruned: result.pruned,
       dropped_turns: result.droppedTurns,
+      compressed_tool_results: result.compressed,
       estimate: result.estimate,
       budget: result.budget,
       window: result.window,

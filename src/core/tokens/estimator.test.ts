@@ -21,9 +21,11 @@ const cases: Array<[TokenizerFamily, ReferenceName]> = [
   ['conservative', 'o200k'],
   ['conservative', 'cl100k'],
   ['conservative', 'claude_legacy'],
-  ['conservative', 'llama2'],
-  ['conservative', 'mistral'],
   ['conservative', 'llama3'],
+  ['claude_legacy', 'claude_legacy'],
+  ['llama2', 'llama2'],
+  ['mistral', 'mistral'],
+  ['llama3', 'llama3'],
 ];
 
 describe('the estimator against real tokenizers', () => {
@@ -48,5 +50,20 @@ describe('the estimator against real tokenizers', () => {
     const counter = createEstimator({ family: 'o200k' });
     const khmer = 'ភាសាខ្មែរ'.repeat(20);
     expect(counter.count(khmer)).toBeGreaterThanOrEqual(khmer.length * 3 - 3);
+  });
+});
+
+describe('tokenizerFamilyOf', () => {
+  it('places models by id and leaves the rest to the conservative family', async () => {
+    const { tokenizerFamilyOf } = await import('./tokenizer-family.js');
+    expect(tokenizerFamilyOf('gpt-4o-2024-08-06')).toBe('o200k');
+    expect(tokenizerFamilyOf('openai/gpt-oss-20b')).toBe('o200k');
+    expect(tokenizerFamilyOf('gpt-4-turbo')).toBe('cl100k');
+    expect(tokenizerFamilyOf('claude-sonnet-4-5-20250929')).toBe('claude_legacy');
+    expect(tokenizerFamilyOf('meta-llama/Llama-3.1-8B-Instruct')).toBe('llama3');
+    expect(tokenizerFamilyOf('meta-llama/Llama-2-7b-chat-hf')).toBe('llama2');
+    expect(tokenizerFamilyOf('mistralai/Mixtral-8x7B-Instruct-v0.1')).toBe('mistral');
+    expect(tokenizerFamilyOf('Qwen/Qwen2.5-7B-Instruct')).toBe('conservative');
+    expect(tokenizerFamilyOf(undefined)).toBe('conservative');
   });
 });

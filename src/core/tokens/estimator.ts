@@ -1,11 +1,12 @@
 import { countFeatures, FEATURE_COUNT } from './char-classes.js';
 import type { TokenCounter } from './token-counter.js';
-import type { TokenizerFamily } from './tokenizer-family.js';
+import { CONSERVATIVE_FAMILIES, type TokenizerFamily } from './tokenizer-family.js';
 import { FAMILY_WEIGHTS } from './weights.js';
 
 /** Weight vectors per family; `conservative` takes, per text, the largest estimate of them all. */
 function weightSetsOf(family: TokenizerFamily): ReadonlyArray<readonly number[]> {
-  return family === 'conservative' ? Object.values(FAMILY_WEIGHTS) : [FAMILY_WEIGHTS[family]];
+  if (family !== 'conservative') return [FAMILY_WEIGHTS[family]];
+  return CONSERVATIVE_FAMILIES.map((name) => FAMILY_WEIGHTS[name as keyof typeof FAMILY_WEIGHTS]);
 }
 
 /**

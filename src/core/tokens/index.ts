@@ -32,4 +32,4 @@ export {
   TOOL_RESULT_OVERHEAD,
 } from './overheads.js';
 export type { TokenCounter } from './token-counter.js';
-export { type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';
+export { CONSERVATIVE_FAMILIES, type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';

@@ -1,28 +1,48 @@
 /**
  * @module
  * Which tokenizer a model uses, from its id. The estimator has weights per family; a model it cannot
- * place gets the `conservative` family, which takes the largest estimate of every fitted family.
+ * place gets the `conservative` family, which takes the largest estimate of the modern byte-level
+ * BPE families (o200k, cl100k, Llama 3, the Claude vocabulary).
  */
 import type { FAMILY_WEIGHTS } from './weights.js';
 
 /** The tokenizer families the estimator has weights for, and `conservative`. */
 export type TokenizerFamily = keyof typeof FAMILY_WEIGHTS | 'conservative';
 
-/** Model ids by family, first match wins. Families without a pattern are used only when named. */
+/** Model ids by family, first match wins. */
 const FAMILY_PATTERNS: ReadonlyArray<[TokenizerFamily, RegExp]> = [
   ['o200k', /(^|[/:])(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|o1|o3|o4|chatgpt-4o|codex)/i],
   ['cl100k', /(^|[/:])(gpt-4(?![o.])|gpt-3\.5|text-embedding-3|text-embedding-ada)/i],
+  ['claude_legacy', /claude/i],
+  ['llama3', /llama-?3|llama-?4/i],
+  // SentencePiece models with 32k vocabularies make the most tokens of the same text.
+  ['llama2', /llama-?2|codellama|vicuna|alpaca/i],
+  ['mistral', /mistral-7b|mixtral|zephyr/i],
 ];
 
 /**
- * The tokenizer family of a model id, `conservative` when unknown. Claude, Llama, Mistral, Qwen and
- * every other model are `conservative`: their own tokenizers are not all available, and the largest
- * estimate over the fitted families (Llama 2 and Mistral v0.1 make the most tokens) is safe for them.
+ * The families `conservative` takes the largest estimate of: the modern byte-level BPE vocabularies
+ * (100k+ tokens) most served models use. The 32k SentencePiece families (Llama 2, Mistral v0.1) make
+ * 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by the
+ * first response's usage (calibration only grows).
+ */
+export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
+  'o200k',
+  'cl100k',
+  'claude_legacy',
+  'llama3',
+];
+
+/**
+ * The tokenizer family of a model id, `conservative` when unknown (Qwen, DeepSeek, GLM, Gemma and
+ * other modern models, whose tokenizers are close to o200k and cl100k). Claude models get the Claude
+ * vocabulary's weights; a provider that counts more is corrected by calibration.
  *
  * @example
  * tokenizerFamilyOf('gpt-4o-mini'); // 'o200k'
  * tokenizerFamilyOf('openai/gpt-4-turbo'); // 'cl100k'
- * tokenizerFamilyOf('claude-sonnet-4-5'); // 'conservative'
+ * tokenizerFamilyOf('claude-sonnet-4-5'); // 'claude_legacy'
+ * tokenizerFamilyOf('Qwen/Qwen2.5-7B-Instruct'); // 'conservative'
  */
 export function tokenizerFamilyOf(model: string | undefined): TokenizerFamily {
   if (model === undefined) return 'conservative';
