@@ -37,7 +37,8 @@ describe('stored prefixes', () => {
   it('records what a compaction replaced and applies it to the longer history of the next request', () => {
     const compacted = [system, task, summary, ...turn(3)];
     const prefix = prefixFromCompaction({ client: history, sent: history, compacted });
-    expect(prefix).toMatchObject({ covered: 6, replacement: [system, task, summary] });
+    // The head the compaction kept is stored as references to the client's own messages.
+    expect(prefix).toMatchObject({ covered: 6, replacement: [{ ref: 0 }, { ref: 1 }, summary] });
     const next = [...history, ...turn(4)];
     expect(applyStoredPrefix(next, prefix!)).toEqual([system, task, summary, ...turn(3), ...turn(4)]);
   });

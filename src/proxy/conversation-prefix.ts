@@ -38,16 +38,27 @@ export function conversationKey({
 
 /**
  * The history with a stored prefix replaced, or `undefined` when this history does not start with
- * the messages the prefix replaced (the client edited or dropped them).
+ * the messages the prefix replaced (the client edited or dropped them). Entries that stand for one
+ * of the client's own messages are that message, as this request read it (so it is written back
+ * exactly as the client sent it).
  */
 export function applyStoredPrefix(messages: Message[], prefix: StoredPrefix): Message[] | undefined {
   if (prefix.covered <= 0 || messages.length <= prefix.covered) return undefined;
   if (hashMessages(messages.slice(0, prefix.covered)) !== prefix.hash) return undefined;
-  return [...(prefix.replacement as Message[]), ...messages.slice(prefix.covered)];
+  const replacement: Message[] = [];
+  for (const entry of prefix.replacement) {
+    if ('role' in entry) replacement.push(entry);
+    else {
+      const own = messages[entry.ref];
+      if (own === undefined || entry.ref >= prefix.covered) return undefined;
+      replacement.push(own);
+    }
+  }
+  return [...replacement, ...messages.slice(prefix.covered)];
 }
 
-function same(left: Message | undefined, right: Message | undefined): boolean {
-  return left === right || (left !== undefined && JSON.stringify(left) === JSON.stringify(right));
+function textOf(message: Message): string {
+  return JSON.stringify(message);
 }
 
 /**
@@ -56,6 +67,10 @@ function same(left: Message | undefined, right: Message | undefined): boolean {
  * it produced. Their common tail is what was kept; the rest of `compacted` replaces the rest of
  * `sent`. Returns `undefined` when the compaction kept nothing in common (nothing reusable) or
  * changed nothing.
+ *
+ * @example
+ * const prefix = prefixFromCompaction({ client: history, sent: history, compacted: result.messages });
+ * // next request: applyStoredPrefix(nextHistory, prefix) → the same summary, the same bytes
  */
 export function prefixFromCompaction({
   client,
@@ -70,23 +85,31 @@ export function prefixFromCompaction({
   previous?: StoredPrefix;
 }): StoredPrefix | undefined {
   let kept = 0;
-  while (
-    kept < sent.length &&
-    kept < compacted.length &&
-    same(sent[sent.length - 1 - kept], compacted[compacted.length - 1 - kept])
-  )
+  while (kept < sent.length && kept < compacted.length) {
+    const left = sent[sent.length - 1 - kept] as Message;
+    const right = compacted[compacted.length - 1 - kept] as Message;
+    if (left !== right && textOf(left) !== textOf(right)) break;
     kept++;
+  }
   const replaced = sent.length - kept;
   if (kept === 0 || replaced === 0) return undefined;
-  const replacement = compacted.slice(0, compacted.length - kept);
   const previousLength = previous?.replacement.length ?? 0;
   // What the compaction replaced, counted in the client's messages: the earlier replacement stands
   // for `previous.covered` of them.
   const covered = (previous?.covered ?? 0) + Math.max(0, replaced - previousLength);
-  const carried = previous
-    ? (previous.replacement as Message[]).slice(Math.min(replaced, previousLength))
-    : [];
-  const full = [...replacement, ...carried];
   if (covered <= 0 || covered >= client.length) return undefined;
-  return { covered, hash: hashMessages(client.slice(0, covered)), replacement: full };
+  const own = new Map<string, number>();
+  client.slice(0, covered).forEach((message, index) => {
+    const text = textOf(message);
+    if (!own.has(text)) own.set(text, index);
+  });
+  const carried = previous ? previous.replacement.slice(Math.min(replaced, previousLength)) : [];
+  const replacement: StoredPrefix['replacement'] = [
+    ...compacted.slice(0, compacted.length - kept).map((message) => {
+      const ref = own.get(textOf(message));
+      return ref === undefined ? message : { ref };
+    }),
+    ...carried,
+  ];
+  return { covered, hash: hashMessages(client.slice(0, covered)), replacement };
 }

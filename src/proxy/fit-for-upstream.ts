@@ -1,8 +1,8 @@
 /**
  * @module
  * How the proxy fits one request: a fresh `ContextWindowManager` per request (the proxy is stateless
- * per request), restored from the stored calibration, with the client's `max_tokens` kept whenever
- * the prompt leaves room for it and lowered only when it does not.
+ * per request), restored from the stored state, with the client's `max_tokens` kept whenever the
+ * window has room for it and lowered only when it does not.
  */
 import {
   type Calibration,
@@ -10,7 +10,8 @@ import {
   ContextWindowManager,
   clampOutputTokens,
   createCalibration,
-  type FitResult,
+  type ManagerState,
+  splitTurns,
 } from '../core/index.js';
 
 /**
@@ -28,48 +29,72 @@ export interface FitForUpstreamOptions {
   /** A fixed reply reserve from the configuration. */
   reserve?: number;
   calibration?: Calibration;
-  /** Manager state besides calibration and learned windows, restored as it was saved. */
-  managerState?: Record<string, unknown>;
+  /** Manager state besides the calibration (sticky compression levels, learned caps), as saved. */
+  managerState?: Partial<ManagerState> & Record<string, unknown>;
 }
 
-/** A fitted request and the manager that fitted it. */
+/** A fitted request, ready to send, and the manager that fitted it. */
 export interface UpstreamFit {
   manager: ContextWindowManager;
-  fit: FitResult;
-  /** Whether the fitted request is the client's, message for message, with the same `max_tokens`. */
+  /**
+   * What the manager fitted: the client's request with `max_tokens` at most the reply reserve
+   * (recovery fits it again, so it reproduces what was sent).
+   */
+  source: ChatRequest;
+  /** The request to send. */
+  request: ChatRequest;
+  /** The `max_tokens` the client asked for. */
+  requested?: number;
+  /** The output cap the fit used (configured, discovered or learned). */
+  outputCap?: number;
+  /** The configured reply reserve, if any (it then replaces {@link replyReserve}). */
+  reserve?: number;
+  /** Estimated prompt tokens of `request`. */
+  estimate: number;
+  /** Prompt tokens the window allows. */
+  budget: number;
+  window: number;
+  /** Turns of the client's history not in `request` (pruned or compacted away). */
+  droppedTurns: number;
+  /** Whether `request` is the client's, message for message, with the same `max_tokens`. */
   unchanged: boolean;
 }
 
 /**
- * The reserve a request's prompt budget keeps for the reply: the configured one, else the request's
- * `max_tokens`, else the output cap, else the manager's default; never more than a quarter of the
- * window.
+ * The most a request's reply may reserve of the window: its `max_tokens`, else the output cap,
+ * never more than a quarter of the window; `undefined` leaves the manager's default (2%, at least
+ * 1,000).
  */
 export function replyReserve({
   window,
   requested,
   outputCap,
-  reserve,
 }: {
   window: number;
   requested?: number;
   outputCap?: number;
-  reserve?: number;
 }): number | undefined {
-  if (reserve !== undefined) return reserve;
   const wanted = requested ?? outputCap;
   if (wanted === undefined) return undefined;
   return Math.max(1, Math.min(wanted, Math.floor(window * MAX_RESERVE_SHARE)));
 }
 
+/** Turns of `before` that `after` no longer holds. */
+export function droppedTurns(before: ChatRequest['messages'], after: ChatRequest['messages']): number {
+  return Math.max(0, splitTurns(before).turns.length - splitTurns(after).turns.length);
+}
+
 /**
- * Fits a request for the upstream. The prompt budget is `window - reserve - 3%`; when the request
- * asks for more than the prompt leaves, `max_tokens` becomes `min(cap, window - prompt - 512)`
- * (never raised, never below `min(1024, cap)`); without one, it is filled in the same way. Throws
- * `ContextTruncatedError` when even the head and the newest turn do not fit.
+ * Fits a request for the upstream with a fresh manager restored from the stored state: budget
+ * `window - reserve - 3%`, where the reserve is the request's `max_tokens` (at most a quarter of the
+ * window, see {@link replyReserve}); old tool outputs compressed and the oldest whole turns dropped
+ * when the prompt is over it; `max_tokens = min(requested, cap, window - prompt - 512)`, never below
+ * `min(1024, cap)`, filled in when the request has none. A `max_tokens` the window has room for is
+ * sent unchanged. Throws `ContextTruncatedError` when even the head and
+ * the newest turn do not fit.
  *
  * @example
- * const { fit } = fitForUpstream({ request: fromOpenAIChat(body), contextLength: 9_600, outputCap: 9_600 });
+ * const fit = fitForUpstream({ request: fromOpenAIChat(body), contextLength: 9_600, outputCap: 9_600 });
  * fit.request.maxTokens; // the client's 9,600 lowered to what the prompt leaves
  */
 export function fitForUpstream({
@@ -84,32 +109,50 @@ export function fitForUpstream({
     contextLength,
     ...(outputCap === undefined ? {} : { outputCap }),
     ...(request.model === undefined ? {} : { model: request.model }),
-    clamp: 'never',
+    ...(reserve === undefined ? {} : { reserve }),
+    clamp: 'always',
   });
   manager.restore({
     ...managerState,
-    calibration: calibration ?? createCalibration(),
+    calibration: calibration ?? managerState?.calibration ?? createCalibration(),
     learnedWindows: {},
   });
-  const budgeted = replyReserve({ window: contextLength, requested: request.maxTokens, outputCap, reserve });
-  const probe: ChatRequest = { ...request };
-  if (budgeted === undefined) delete probe.maxTokens;
-  else probe.maxTokens = budgeted;
-  const fitted = manager.fit(probe);
+  const limit =
+    reserve === undefined
+      ? replyReserve({ window: contextLength, requested: request.maxTokens, outputCap })
+      : undefined;
+  const source: ChatRequest = { ...request };
+  if (limit !== undefined) {
+    source.maxTokens = limit;
+    source.maxTokensField = request.maxTokensField ?? 'max_tokens';
+  }
+  const fitted = manager.fit(source);
+  const out = fitted.request;
+  // The reserve bounded the prompt; the reply may still have all the room the prompt leaves, up to
+  // what the client asked for.
   const maxTokens = clampOutputTokens({
     window: fitted.window,
     promptEstimate: fitted.estimate,
-    outputCap,
+    outputCap: manager.outputCapFor(request.model),
     requested: request.maxTokens,
     mode: 'always',
   });
-  const out: ChatRequest = { ...fitted.request };
-  if (maxTokens === undefined) {
-    delete out.maxTokens;
-  } else {
+  if (maxTokens !== undefined) {
     out.maxTokens = maxTokens;
-    out.maxTokensField = request.maxTokensField ?? 'max_tokens';
+    out.maxTokensField ??= 'max_tokens';
   }
-  const unchanged = out.messages === request.messages && out.maxTokens === request.maxTokens;
-  return { manager, fit: { ...fitted, request: out }, unchanged };
+  const cap = manager.outputCapFor(request.model);
+  return {
+    manager,
+    source,
+    request: out,
+    ...(request.maxTokens === undefined ? {} : { requested: request.maxTokens }),
+    ...(cap === undefined ? {} : { outputCap: cap }),
+    ...(reserve === undefined ? {} : { reserve }),
+    estimate: fitted.estimate,
+    budget: fitted.budget,
+    window: fitted.window,
+    droppedTurns: fitted.droppedTurns,
+    unchanged: out.messages === request.messages && out.maxTokens === request.maxTokens,
+  };
 }

@@ -16,23 +16,24 @@ import {
   readRequest,
   writeRequest,
 } from '../core/index.js';
-import { applyStoredPrefix, conversationKey } from './conversation-prefix.js';
+import { applyStoredPrefix, conversationKey, prefixFromCompaction } from './conversation-prefix.js';
 import { fitForUpstream, type UpstreamFit } from './fit-for-upstream.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
-import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
-import { type ProxyRecoveryResult, recoverOverflow } from './recover-overflow.js';
+import type { ConversationState, LearnedModelLimits, StoredPrefix } from './proxy-state.js';
+import { type ProxyRecoveryResult, recoverUpstreamOverflow } from './recover-overflow.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
+import { createUpstreamSummarizer } from './upstream-summarizer.js';
 
 /** The `x-headroom-*` headers of a fitted request. */
 export function headroomHeaders(fit: UpstreamFit, recovery: string): Record<string, string> {
   return {
-    'x-headroom-estimate': String(fit.fit.estimate),
-    'x-headroom-budget': String(fit.fit.budget),
-    'x-headroom-window': String(fit.fit.window),
-    'x-headroom-pruned-turns': String(fit.fit.droppedTurns),
+    'x-headroom-estimate': String(fit.estimate),
+    'x-headroom-budget': String(fit.budget),
+    'x-headroom-window': String(fit.window),
+    'x-headroom-pruned-turns': String(fit.droppedTurns),
     'x-headroom-recovery': recovery,
   };
 }
@@ -71,6 +72,7 @@ interface Prepared {
   toFit: ChatRequest;
   limits: UpstreamLimits;
   reserve?: number;
+  summaryMaxTokens?: number;
   key: string;
   conversation: ConversationState;
   calibration?: Calibration;
@@ -105,6 +107,7 @@ async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatR
     toFit,
     limits,
     ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
+    ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
     key,
     conversation,
     ...(calibration ? { calibration } : {}),
@@ -112,7 +115,7 @@ async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatR
 }
 
 function bodyOf(fit: UpstreamFit, original: Buffer): Buffer {
-  return fit.unchanged ? original : Buffer.from(JSON.stringify(writeRequest(fit.fit.request)));
+  return fit.unchanged ? original : Buffer.from(JSON.stringify(writeRequest(fit.request)));
 }
 
 /** Records what a reply taught: calibration from its usage, a window from a silent truncation. */
@@ -121,7 +124,7 @@ async function learnFromReply(
   fit: UpstreamFit,
   outcome: AttemptOutcome,
 ): Promise<void> {
-  const model = fit.fit.request.model;
+  const model = fit.request.model;
   if (outcome.kind !== 'forwarded' || outcome.promptTokens === undefined || model === undefined) return;
   const before = fit.manager.state;
   fit.manager.observe({ promptTokens: outcome.promptTokens });
@@ -139,13 +142,23 @@ async function learnFromReply(
 const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
 
 /** Saves manager state beyond calibration and limits (sticky compression levels), when it changed. */
-async function saveConversation(runtime: ProxyRuntime, prepared: Prepared, fit: UpstreamFit): Promise<void> {
+async function saveConversation(
+  runtime: ProxyRuntime,
+  prepared: Prepared,
+  fit: UpstreamFit,
+  prefix: StoredPrefix | undefined,
+): Promise<void> {
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fit.manager.state as unknown as Record<string, unknown>))
     if (!MODEL_STATE_KEYS.has(key) && value !== undefined) rest[key] = value;
-  if (Object.keys(rest).length === 0 && prepared.conversation.manager === undefined) return;
-  if (JSON.stringify(rest) === JSON.stringify(prepared.conversation.manager ?? {})) return;
-  await runtime.state.saveConversation(prepared.key, { ...prepared.conversation, manager: rest });
+  const unchanged =
+    prefix === undefined && JSON.stringify(rest) === JSON.stringify(prepared.conversation.manager ?? {});
+  if (unchanged) return;
+  await runtime.state.saveConversation(prepared.key, {
+    ...prepared.conversation,
+    ...(prefix ? { prefix } : {}),
+    manager: rest,
+  });
 }
 
 function recoveryLabel(overflow: OverflowInfo, result: ProxyRecoveryResult): string {
@@ -224,10 +237,12 @@ export async function handleChatRequest({
     throw error;
   }
   metrics.fits.add();
-  if (fit.fit.pruned) {
+  const countPrunes = (current: UpstreamFit): void => {
+    if (current.droppedTurns === 0) return;
     metrics.prunes.add();
-    metrics.prunedTurns.add({}, fit.fit.droppedTurns);
-  }
+    metrics.prunedTurns.add({}, current.droppedTurns);
+  };
+  countPrunes(fit);
 
   const attempt = (current: UpstreamFit, recovery: string): Promise<AttemptOutcome> =>
     sendChatAttempt({
@@ -235,21 +250,23 @@ export async function handleChatRequest({
       exchange,
       body: bodyOf(current, body),
       headers: headroomHeaders(current, recovery),
-      lastEstimate: current.fit.estimate,
-      window: current.fit.window,
+      lastEstimate: current.estimate,
+      window: current.window,
     });
 
   let outcome = await attempt(fit, 'none');
   let recovery = 'none';
+  let prefix: StoredPrefix | undefined;
   if (outcome.kind === 'overflow') {
     const overflow = outcome.overflow;
-    const result = recoverOverflow({
-      request: prepared.toFit,
+    const result = await recoverUpstreamOverflow({
       sent: fit,
       overflow,
-      ...(prepared.limits.outputCap === undefined ? {} : { outputCap: prepared.limits.outputCap }),
-      ...(prepared.reserve === undefined ? {} : { reserve: prepared.reserve }),
+      summarize: createUpstreamSummarizer({ runtime, exchange }),
+      ...(prepared.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: prepared.summaryMaxTokens }),
+      signal: exchange.signal,
     });
+    if (exchange.signal.aborted) return;
     recovery = recoveryLabel(overflow, result);
     metrics.recoveries.add({ kind: overflow.kind, action: result.action });
     if (request.model !== undefined && Object.keys(result.learned).length > 0)
@@ -261,7 +278,7 @@ export async function handleChatRequest({
       overflow: overflow.kind,
       pattern: overflow.pattern,
       action: result.action,
-      steps: result.steps,
+      steps: result.steps.map((step) => redactSecrets(step, exchange.secrets)),
     });
     const said = redactSecrets(upstreamMessage(outcome.text), exchange.secrets);
     if (!result.retry) {
@@ -274,10 +291,14 @@ export async function handleChatRequest({
       return;
     }
     fit = result.retry;
-    if (fit.fit.pruned) {
-      metrics.prunes.add();
-      metrics.prunedTurns.add({}, fit.fit.droppedTurns);
-    }
+    countPrunes(fit);
+    if (result.messages && result.action !== 'lower_max_tokens' && result.action !== 'lower_output_cap')
+      prefix = prefixFromCompaction({
+        client: prepared.request.messages,
+        sent: prepared.toFit.messages,
+        compacted: result.messages,
+        ...(prepared.conversation.prefix ? { previous: prepared.conversation.prefix } : {}),
+      });
     outcome = await attempt(fit, recovery);
     if (outcome.kind === 'overflow') {
       metrics.contextExceeded.add();
@@ -299,16 +320,19 @@ export async function handleChatRequest({
     return;
   }
   if (outcome.kind === 'aborted') return;
-  await Promise.all([learnFromReply(runtime, fit, outcome), saveConversation(runtime, prepared, fit)]);
+  await Promise.all([
+    learnFromReply(runtime, fit, outcome),
+    saveConversation(runtime, prepared, fit, prefix),
+  ]);
   runtime.log({
     level: 'info',
     event: 'request',
     model: request.model,
     status: outcome.status,
-    estimate: fit.fit.estimate,
-    budget: fit.fit.budget,
-    window: fit.fit.window,
-    pruned_turns: fit.fit.droppedTurns,
+    estimate: fit.estimate,
+    budget: fit.budget,
+    window: fit.window,
+    pruned_turns: fit.droppedTurns,
     recovery,
   });
 }

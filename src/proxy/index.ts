@@ -17,6 +17,7 @@ export {
   prefixFromCompaction,
 } from './conversation-prefix.js';
 export {
+  droppedTurns,
   type FitForUpstreamOptions,
   fitForUpstream,
   MAX_RESERVE_SHARE,
@@ -42,11 +43,9 @@ export {
 } from './proxy-store.js';
 export { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 export {
-  type ProxyRecoveryAction,
   type ProxyRecoveryResult,
-  type RecoverOverflowOptions,
-  recoverOverflow,
-  UNSTATED_WINDOW_SHARE,
+  type RecoverUpstreamOverflowOptions,
+  recoverUpstreamOverflow,
 } from './recover-overflow.js';
 export { CREDENTIAL_HEADERS, redactSecrets, secretsOf } from './redact-secrets.js';
 export { createRedisProxyStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-proxy-store.js';
@@ -58,3 +57,4 @@ export {
 } from './resolve-upstream-limits.js';
 export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
 export { DEFAULT_PROXY_PORT, type ProxyOptions, type RunningProxy, startProxy } from './start-proxy.js';
+export { createUpstreamSummarizer } from './upstream-summarizer.js';

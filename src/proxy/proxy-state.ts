@@ -4,7 +4,7 @@
  * model, and per conversation (keyed by a hash of its head) the sticky parts of fitting. A store
  * failure never fails a request: the read gives nothing, the write is dropped, `onError` is told.
  */
-import type { Calibration } from '../core/index.js';
+import type { Calibration, Message } from '../core/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** Every key starts with this, so a shared Redis can hold other data too. */
@@ -25,10 +25,10 @@ export interface LearnedModelLimits {
  */
 export interface StoredPrefix {
   covered: number;
-  /** Hash of the wire messages it replaces. */
+  /** Hash of the normalized messages it replaces. */
   hash: string;
-  /** Wire messages, in the format of the requests it was made for. */
-  replacement: unknown[];
+  /** Normalized messages, or `{ ref }` for the client's own message at that index (its head, say). */
+  replacement: (Message | { ref: number })[];
 }
 
 /** What is kept per conversation. */

@@ -21,6 +21,8 @@ export interface ProxyStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, options?: ProxyStoreSetOptions): Promise<void>;
   delete(key: string): Promise<void>;
+  /** Resolves once the store can serve (a Redis connection is up); rejects when it cannot. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }
 

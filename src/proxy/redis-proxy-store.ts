@@ -13,8 +13,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 /**
  * A proxy store on Redis, at a `redis://` or `rediss://` URL (user, password and database number as
- * in the URL). Commands fail fast while Redis is unreachable (no offline queue beyond the first
- * connect), so an outage costs the proxy its shared state, never a hung request.
+ * in the URL). Commands fail at once while Redis is unreachable (no offline queue; `ready()` waits
+ * for the first connection), so an outage costs the proxy its shared state, never a hung request.
  *
  * @example
  * const store = createRedisProxyStore({ url: 'redis://127.0.0.1:6379/0' });
@@ -41,6 +41,8 @@ export function createRedisProxyStore({
       commandTimeout: commandTimeoutMs,
       connectTimeout: commandTimeoutMs * 5,
       maxRetriesPerRequest: 1,
+      // Commands fail at once while the connection is down instead of queueing behind reconnects.
+      enableOfflineQueue: false,
       lazyConnect: false,
     });
   } catch (error) {
@@ -61,6 +63,26 @@ export function createRedisProxyStore({
     },
     async delete(key) {
       await client.del(key);
+    },
+    ready() {
+      if (client.status === 'ready') return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => done(new Error(`no connection within ${commandTimeoutMs * 5} ms`)),
+          commandTimeoutMs * 5,
+        );
+        const onReady = () => done();
+        const onError = (error: Error) => done(error);
+        function done(error?: Error): void {
+          clearTimeout(timer);
+          client.off('ready', onReady);
+          client.off('error', onError);
+          if (error) reject(error);
+          else resolve();
+        }
+        client.once('ready', onReady);
+        client.once('error', onError);
+      });
     },
     async close() {
       if (client.status === 'end') return;

@@ -96,7 +96,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     store,
     onError(error, operation) {
       metrics.storeErrors.add({ operation: operation.split(' ')[0] ?? operation });
-      // One line per outage, not one per request.
+      // Logged once (the metric counts every failure), not once per request.
       if (storeErrorLogged) return;
       storeErrorLogged = true;
       log({
@@ -106,6 +106,15 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
     },
   });
+  if (store.ready)
+    await store.ready().catch((error: unknown) => {
+      storeErrorLogged = true;
+      log({
+        level: 'warn',
+        event: 'store_error',
+        message: `the ${store.kind} store is not reachable (${(error as Error).message}); serving without stored state until it is`,
+      });
+    });
   const runtime: ProxyRuntime = {
     upstreamRoot,
     upstreamFormat,

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
 import { fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, type ProxyOptions, startProxy } from '../../src/proxy/index.js';
 
@@ -276,7 +277,7 @@ describe('health, metrics and Anthropic', () => {
     expect(text).toMatch(/headroom_proxy_added_latency_seconds_bucket\{le="\+Inf"\} 1/);
   });
 
-  it('fits /v1/messages for an Anthropic upstream and recovers its prompt-too-long', async () => {
+  it('fits /v1/messages for an Anthropic upstream and recovers its prompt-too-long by compaction', async () => {
     const emulator = await startEmulator({ profile: 'anthropic', contextLength: 6_000 });
     open.push(emulator);
     const { proxy } = await proxyFor(emulator.url, { upstreamFormat: 'anthropic' });
@@ -303,10 +304,16 @@ describe('health, metrics and Anthropic', () => {
       .create({ model: 'claude-sonnet-4-5', max_tokens: 1_024, system: 'You are a coding agent.', messages })
       .withResponse();
     expect(data.type).toBe('message');
-    expect(response.headers.get('x-headroom-recovery')).toMatch(/^(context|budget):refit$/);
+    expect(response.headers.get('x-headroom-recovery')).toMatch(/^(context|budget):compacted$/);
     expect(response.headers.get('x-headroom-window')).toBe('6000');
+    // Rejected, then the summary requests (to the same upstream, in Anthropic's format), then the retry.
     const chats = emulator.requests.filter((record) => record.path === '/v1/messages');
-    expect(chats.map((record) => record.status)).toEqual([400, 200]);
+    expect(chats[0]?.status).toBe(400);
+    expect(chats.at(-1)?.status).toBe(200);
+    const summaries = chats.slice(1, -1);
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const summary of summaries) expect(JSON.stringify(summary.body)).toContain(SUMMARY_REQUEST_MARKER);
+    expect(JSON.stringify(chats.at(-1)?.body)).not.toContain(SUMMARY_REQUEST_MARKER);
     const error = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', body: '{' });
     expect(await error.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
   });

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProxyConfig } from '../../src/config/proxy-config.js';
+import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
 import {
   type Emulator,
   type EmulatorOptions,
@@ -52,11 +53,16 @@ function history(turns: number, size: number): ChatCompletionMessageParam[] {
   return messages;
 }
 
+/** Whether a chat body is a compaction's summary request. */
+function isSummaryRequest(body: unknown): boolean {
+  return JSON.stringify(body).includes(SUMMARY_REQUEST_MARKER);
+}
+
 const chats = (emulator: Emulator) =>
   emulator.requests.filter((record) => record.path === '/v1/chat/completions');
 
 describe('upstream overflow recovery', () => {
-  it('learns the window a gateway does not advertise, recovers once, and fits the next request to it', async () => {
+  it('learns the window a gateway does not advertise, compacts with the upstream as summarizer, and reuses the summary', async () => {
     // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 4,000.
     const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 4_000 });
     const messages = history(12, 700);
@@ -64,45 +70,56 @@ describe('upstream overflow recovery', () => {
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
     expect(first.data.choices[0]?.message).toBeDefined();
-    expect(first.response.headers.get('x-headroom-recovery')).toMatch(/^(budget|context):refit$/);
+    expect(first.response.headers.get('x-headroom-recovery')).toMatch(/^(budget|context):compacted$/);
     expect(first.response.headers.get('x-headroom-window')).toBe('4000');
-    const [rejected, retried] = chats(emulator);
+    const [rejected, ...rest] = chats(emulator);
+    const retried = rest.at(-1);
+    const summaries = rest.slice(0, -1);
     expect(rejected?.status).toBe(400);
+    expect(summaries.length).toBeGreaterThan(0);
+    for (const summary of summaries) {
+      expect(isSummaryRequest(summary.body)).toBe(true);
+      expect(summary.status).toBe(200);
+    }
     expect(retried?.status).toBe(200);
-    expect(chats(emulator)).toHaveLength(2);
+    expect(isSummaryRequest(retried?.body)).toBe(false);
+    const afterFirst = chats(emulator).length;
 
-    const next = await client.chat.completions
-      .create({
-        model: 'glm5.2',
-        messages: [...messages, { role: 'user', content: 'Go on.' }],
-        max_tokens: 2_000,
-      })
+    // The same history again (a client's retry, a regenerate) is fitted to the learned window
+    // directly, with the stored summary in place of the same messages: no overflow, no summary
+    // request, the same messages byte for byte.
+    const again = await client.chat.completions
+      .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
-    expect(next.response.headers.get('x-headroom-recovery')).toBe('none');
-    expect(next.response.headers.get('x-headroom-window')).toBe('4000');
-    expect(chats(emulator)).toHaveLength(3);
-    expect(chats(emulator)[2]?.status).toBe(200);
+    expect(again.response.headers.get('x-headroom-recovery')).toBe('none');
+    expect(again.response.headers.get('x-headroom-window')).toBe('4000');
+    expect(chats(emulator)).toHaveLength(afterFirst + 1);
+    const repeated = chats(emulator).at(-1);
+    expect(repeated?.status).toBe(200);
+    const messagesOf = (body: unknown) => JSON.stringify((body as { messages: unknown }).messages);
+    expect(messagesOf(repeated?.body)).toBe(messagesOf(retried?.body));
+    expect(messagesOf(repeated?.body)).toContain('[compacted #');
   });
 
-  it('lowers max_tokens for a budget overflow and sends the same messages again', async () => {
+  it('lowers max_tokens for a budget overflow and drops no turn for it', async () => {
     // The config claims 16,000 tokens; the server enforces 8,000 on prompt + max_tokens.
     const config = parseProxyConfig({ models: { acme: { context_length: 16_000 } } });
     const { emulator, client, proxy } = await setup(
       { profile: 'openai', model: 'acme', contextLength: 8_000 },
       { config },
     );
-    const messages = history(3, 900);
+    const messages = history(4, 1_300);
     const { response } = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 6_000 })
       .withResponse();
     expect(response.headers.get('x-headroom-recovery')).toBe('budget:lower_max_tokens');
+    expect(response.headers.get('x-headroom-pruned-turns')).toBe('0');
     const [rejected, retried] = chats(emulator);
     expect(rejected?.overflow).toBe('budget');
     expect(retried?.status).toBe(200);
     expect(retried?.maxTokens).toBeLessThan(6_000);
-    const messagesOf = (body: unknown) => (body as { messages?: unknown } | undefined)?.messages;
-    expect(messagesOf(retried?.body)).toEqual(messagesOf(rejected?.body));
-    expect(messagesOf(retried?.body)).toBeDefined();
+    const messagesOf = (body: unknown) => (body as { messages: unknown[] }).messages;
+    expect(messagesOf(retried?.body)).toHaveLength(messagesOf(rejected?.body).length);
     const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
     expect(metrics).toContain('headroom_proxy_recoveries_total{kind="budget",action="lower_max_tokens"} 1');
   });

@@ -6,7 +6,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EmulatorOptions, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
+import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
+import {
+  countPromptTokens,
+  type EmulatorOptions,
+  fakeToolResult,
+  startEmulator,
+} from '../../src/emulator/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -152,15 +158,36 @@ describe('streaming through the proxy', () => {
   });
 
   it('recovers an overflow sent as an error event inside a 200 stream before any content', async () => {
-    const upstream = await startUpstream((_request, response, index) => {
+    let rejected = false;
+    const upstream = await startUpstream((request, response) => {
+      if (JSON.stringify(request.body).includes(SUMMARY_REQUEST_MARKER)) {
+        // The compaction's summary request, sent with stream off.
+        response.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: 'chatcmpl-summary',
+            object: 'chat.completion',
+            created: 1,
+            model: 'acme',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: 'Goal: fix the bug. Read ten files.' },
+                finish_reason: 'stop',
+              },
+            ],
+          }),
+        );
+        return;
+      }
       startStream(response);
-      if (index === 0) {
-        // OpenRouter's way: a 200 stream whose first event is the error.
+      if (!rejected) {
+        rejected = true;
+        // OpenRouter's way: a 200 stream whose first event is the error, with the prompt as counted.
+        const counted = countPromptTokens(request.body).tokens;
         response.end(
           sse({
             error: {
-              message:
-                "This model's maximum context length is 4096 tokens. However, your messages resulted in 9000 tokens. Please reduce the length of the messages.",
+              message: `This model's maximum context length is 4096 tokens. However, your messages resulted in ${counted} tokens. Please reduce the length of the messages.`,
               code: 400,
             },
           }),
@@ -196,10 +223,12 @@ describe('streaming through the proxy', () => {
     let text = '';
     for await (const part of stream) text += part.choices[0]?.delta.content ?? '';
     expect(text).toBe('recovered');
-    expect(response.headers.get('x-headroom-recovery')).toBe('context:refit');
-    expect(upstream.seen).toHaveLength(2);
-    const [rejected, retried] = upstream.seen.map((seen) => JSON.stringify(seen.body).length);
-    expect(retried).toBeLessThan(rejected ?? 0);
+    expect(response.headers.get('x-headroom-recovery')).toBe('context:compacted');
+    const [first, ...rest] = upstream.seen.map((seen) => JSON.stringify(seen.body));
+    const retried = rest.at(-1) ?? '';
+    expect(rest.slice(0, -1).every((body) => body.includes(SUMMARY_REQUEST_MARKER))).toBe(true);
+    expect(retried).toContain('Goal: fix the bug. Read ten files.');
+    expect(retried.length).toBeLessThan(first?.length ?? 0);
   });
 
   it('forwards an error event that comes after content as it came, without a retry', async () => {

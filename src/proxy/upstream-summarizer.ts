@@ -1,0 +1,106 @@
+/**
+ * @module
+ * The upstream model as the summarizer of compactions: a summary request goes to the same upstream,
+ * with the client's own credentials, as one non-streaming chat request.
+ */
+import { type ChatRequest, type Summarizer, writeRequest } from '../core/index.js';
+import { ProviderError, safeHeaders } from '../providers/index.js';
+import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
+import { forwardedRequestHeaders, readResponseBody, sendUpstream } from './upstream-request.js';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks. */
+function replyText(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  const blocks = (value: unknown): string | undefined =>
+    Array.isArray(value)
+      ? value
+          .filter((block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string')
+          .map((block) => (block as { text: string }).text)
+          .join('')
+      : typeof value === 'string'
+        ? value
+        : undefined;
+  if (Array.isArray(body.choices)) {
+    const message = isRecord(body.choices[0]) ? body.choices[0].message : undefined;
+    return isRecord(message) ? blocks(message.content) : undefined;
+  }
+  return blocks(body.content);
+}
+
+function usageOf(body: unknown): { promptTokens: number; completionTokens: number } | undefined {
+  if (!isRecord(body) || !isRecord(body.usage)) return undefined;
+  const usage = body.usage;
+  const number = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : undefined);
+  const prompt = number('prompt_tokens') ?? number('input_tokens');
+  const completion = number('completion_tokens') ?? number('output_tokens');
+  return prompt === undefined || completion === undefined
+    ? undefined
+    : { promptTokens: prompt, completionTokens: completion };
+}
+
+/**
+ * A {@link Summarizer} that sends each summary request to the upstream's chat endpoint for this
+ * exchange. A rejection comes back as a `ProviderError` (status, body, classified overflow), which
+ * compaction uses to shrink the summary request.
+ *
+ * @example
+ * const summarize = createUpstreamSummarizer({ runtime, exchange });
+ * await recoverFromOverflow({ request, overflow, manager, summarize });
+ */
+export function createUpstreamSummarizer({
+  runtime,
+  exchange,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+}): Summarizer {
+  return async (request: ChatRequest, { signal }) => {
+    const wire = writeRequest(request);
+    delete wire.stream;
+    delete wire.stream_options;
+    const body = Buffer.from(JSON.stringify(wire));
+    const started = performance.now();
+    try {
+      const response = await sendUpstream({
+        url: upstreamUrl(runtime, exchange.path),
+        method: 'POST',
+        headers: {
+          ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
+          'content-type': 'application/json',
+        },
+        body,
+        signal: signal ?? exchange.signal,
+        agents: runtime.agents,
+      });
+      const text = (await readResponseBody(response)).toString('utf8');
+      const status = response.statusCode ?? 502;
+      if (status >= 300)
+        throw new ProviderError(`the upstream answered the summary request with ${status}`, {
+          failure: 'http',
+          status,
+          headers: safeHeaders(response.headers as Record<string, string>),
+          body: text,
+        });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const summary = replyText(parsed);
+      if (summary === undefined)
+        throw new ProviderError('the upstream answered the summary request with no text', {
+          failure: 'malformed_response',
+          status,
+        });
+      const usage = usageOf(parsed);
+      return usage ? { text: summary, usage } : { text: summary };
+    } finally {
+      exchange.upstreamMs += performance.now() - started;
+    }
+  };
+}
