@@ -147,7 +147,9 @@ describe('proxies sharing a Redis store', () => {
     }
     const warnings = logs.filter((entry) => entry.event === 'store_error');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.message).toMatch(/^the redis store is not reachable \(.+\); serving without stored state/);
+    expect(warnings[0]?.message).toMatch(
+      /^the redis store is not reachable \(.+\); serving without stored state/,
+    );
     const metrics = await (await fetch(`${started.url}/metrics`)).text();
     expect(metrics).toMatch(/headroom_proxy_store_errors_total\{operation="read"\} [1-9]/);
   });
