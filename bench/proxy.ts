@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,20 +168,22 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function figures(result: AutocannonResult): PhaseFigures {
+function figures(result: AutocannonResult & { seconds: number }): PhaseFigures {
   return {
     requests: result.requests.total,
     ok: result['2xx'],
     errors: result.errors + result.timeouts + result.non2xx,
-    requestsPerSecond: round(result.requests.total / Math.max(result.duration, 1e-9), 1),
+    requestsPerSecond: round(result.requests.total / result.seconds, 1),
     p50Ms: result.latency.p50,
     p90Ms: result.latency.p90,
     p99Ms: result.latency.p99,
   };
 }
 
+/** autocannon's run, with its wall time measured here (its own `duration` is whole seconds). */
 async function load(url: string, body: string, connections: number, amount: number, timeout: number) {
-  return autocannon({
+  const started = performance.now();
+  const result = await autocannon({
     url: `${url}/v1/chat/completions`,
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
@@ -190,6 +193,56 @@ async function load(url: string, body: string, connections: number, amount: numb
     amount,
     timeout,
   });
+  return { ...result, seconds: (performance.now() - started) / 1_000 };
+}
+
+function percentile(sorted: number[], share: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
+}
+
+/**
+ * One client, one request at a time, timed here to the microsecond (autocannon's latencies are whole
+ * milliseconds): latency without queueing, so the difference between the two paths is the proxy's.
+ */
+async function sequential(url: string, body: string, amount: number): Promise<PhaseFigures> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const samples: number[] = [];
+  let ok = 0;
+  const started = performance.now();
+  for (let index = 0; index < amount; index++) {
+    const payload = body.replace('[<id>]', `seq-${index}-${Math.random().toString(36).slice(2)}`);
+    const begin = performance.now();
+    const status = await new Promise<number>((resolve, reject) => {
+      const outgoing = httpRequest(
+        `${url}/v1/chat/completions`,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => resolve(response.statusCode ?? 0));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(payload);
+    });
+    samples.push(performance.now() - begin);
+    if (status === 200) ok++;
+  }
+  const seconds = (performance.now() - started) / 1_000;
+  agent.destroy();
+  samples.sort((a, b) => a - b);
+  return {
+    requests: amount,
+    ok,
+    errors: amount - ok,
+    requestsPerSecond: round(amount / seconds, 1),
+    p50Ms: round(percentile(samples, 0.5), 3),
+    p90Ms: round(percentile(samples, 0.9), 3),
+    p99Ms: round(percentile(samples, 0.99), 3),
+  };
 }
 
 function addedMean(metrics: string): { sum: number; count: number } {
@@ -238,8 +291,8 @@ export async function benchProxy({
     await load(upstream, body, connections, connections * 10, timeoutSeconds);
     await load(url, body, connections, connections * 10, timeoutSeconds);
     // One client at a time: latency without queueing, so the difference is the proxy's own cost.
-    const sequentialDirect = await load(upstream, body, 1, sequentialAmount, timeoutSeconds);
-    const sequentialProxied = await load(url, body, 1, sequentialAmount, timeoutSeconds);
+    const sequentialDirect = await sequential(upstream, body, sequentialAmount);
+    const sequentialProxied = await sequential(url, body, sequentialAmount);
 
     const before = addedMean(await (await fetch(`${url}/metrics`)).text());
     const direct = await load(upstream, body, connections, amount, timeoutSeconds);
@@ -254,17 +307,17 @@ export async function benchProxy({
       connections,
       promptTokens,
       sequential: {
-        direct: figures(sequentialDirect),
-        proxied: figures(sequentialProxied),
-        addedP50Ms: round(sequentialProxied.latency.p50 - sequentialDirect.latency.p50, 2),
-        addedP99Ms: round(sequentialProxied.latency.p99 - sequentialDirect.latency.p99, 2),
+        direct: sequentialDirect,
+        proxied: sequentialProxied,
+        addedP50Ms: round(sequentialProxied.p50Ms - sequentialDirect.p50Ms, 3),
+        addedP99Ms: round(sequentialProxied.p99Ms - sequentialDirect.p99Ms, 3),
       },
       direct: figures(direct),
       proxied: figures(proxied),
       addedP50Ms: round(proxied.latency.p50 - direct.latency.p50, 2),
       addedP99Ms: round(proxied.latency.p99 - direct.latency.p99, 2),
       throughputRatio: round(
-        proxied.requests.total / proxied.duration / (direct.requests.total / direct.duration),
+        proxied.requests.total / proxied.seconds / (direct.requests.total / direct.seconds),
         3,
       ),
       proxyReportedMeanMs: round(

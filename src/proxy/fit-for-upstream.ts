@@ -12,7 +12,9 @@ import {
   createCalibration,
   type ManagerState,
   splitTurns,
+  tokenizerFamilyOf,
 } from '../core/index.js';
+import { cachedEstimator } from './cached-estimator.js';
 
 /**
  * The reply reserve never takes more than this share of the window: a client that asks for the
@@ -109,6 +111,7 @@ export function fitForUpstream({
     contextLength,
     ...(outputCap === undefined ? {} : { outputCap }),
     ...(request.model === undefined ? {} : { model: request.model }),
+    counter: cachedEstimator(tokenizerFamilyOf(request.model)),
     ...(reserve === undefined ? {} : { reserve }),
     clamp: 'always',
   });
