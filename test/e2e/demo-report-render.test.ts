@@ -86,7 +86,8 @@ describe('the demo report in headless Chromium', () => {
   it.skipIf(!available)(
     `renders the chart with both runs and the window lines, offline${available ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
     async () => {
-      const result = await runDemo({ turns: 12 });
+      // Long enough that the Headroom run prunes (old tool results are compressed first).
+      const result = await runDemo({ turns: 20 });
       const dir = mkdtempSync(join(tmpdir(), 'headroom-report-'));
       const file = join(dir, 'demo.html');
       writeFileSync(file, renderDemoHtml(result));
