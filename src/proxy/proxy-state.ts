@@ -57,6 +57,29 @@ function isCalibration(value: unknown): value is Calibration {
   );
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A stored conversation, checked: a value another version (or a hand) wrote costs its state, not the request. */
+function conversationOf(value: unknown): ConversationState {
+  if (!isObject(value)) return {};
+  const state: ConversationState = {};
+  const prefix = value.prefix;
+  if (
+    isObject(prefix) &&
+    Number.isInteger(prefix.covered) &&
+    typeof prefix.hash === 'string' &&
+    Array.isArray(prefix.replacement) &&
+    prefix.replacement.every(
+      (entry) => isObject(entry) && (typeof entry.role === 'string' || Number.isInteger(entry.ref)),
+    )
+  )
+    state.prefix = prefix as unknown as StoredPrefix;
+  if (isObject(value.manager)) state.manager = value.manager;
+  return state;
+}
+
 /**
  * Typed access to the proxy's stored state.
  *
@@ -125,9 +148,9 @@ export class ProxyState {
     await this.#set(`calibration:${model}`, calibration);
   }
 
-  /** What is kept for one conversation. */
+  /** What is kept for one conversation; parts that are not what the proxy writes are dropped. */
   async conversation(key: string): Promise<ConversationState> {
-    return (await this.#get<ConversationState>(`conversation:${key}`)) ?? {};
+    return conversationOf(await this.#get<unknown>(`conversation:${key}`));
   }
 
   /** Replaces what is kept for one conversation, for {@link CONVERSATION_TTL_SECONDS}. */

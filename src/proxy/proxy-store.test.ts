@@ -98,8 +98,13 @@ describe('ProxyState', () => {
     const store = createMemoryProxyStore();
     await store.set('headroom:proxy:v1:calibration:m', '{"factor":"high"}');
     await store.set('headroom:proxy:v1:limits:m', 'not json');
+    await store.set(
+      'headroom:proxy:v1:conversation:c',
+      '{"prefix":{"covered":"2","hash":1,"replacement":{}},"manager":{"compression":{}}}',
+    );
     const state = new ProxyState({ store });
     expect(await state.calibration('m')).toBeUndefined();
     expect(await state.learnedLimits('m')).toEqual({});
+    expect(await state.conversation('c')).toEqual({ manager: { compression: {} } });
   });
 });
