@@ -50,6 +50,8 @@ export interface BenchProxyOptions {
   connections?: number;
   /** Requests per measured phase (direct, then proxied). */
   amount?: number;
+  /** How often the two phases alternate under load; figures are medians over rounds. */
+  rounds?: number;
   /** Tool turns in the benchmark conversation (it is fitted on every request). */
   turns?: number;
   /** Requests per phase with one client at a time. */
@@ -73,18 +75,22 @@ export interface PhaseFigures {
 export interface ProxyBenchResult {
   command: string;
   connections: number;
+  rounds: number;
   promptTokens: number;
   /** One client at a time. */
   sequential: { direct: PhaseFigures; proxied: PhaseFigures; addedP50Ms: number; addedP99Ms: number };
-  /** `connections` clients at once. */
+  /** `connections` clients at once; requests, ok and errors summed over rounds, the rest medians. */
   direct: PhaseFigures;
   proxied: PhaseFigures;
-  /** Proxied minus direct, same run. */
+  /** Proxied minus direct, per round, the median. */
   addedP50Ms: number;
   addedP99Ms: number;
   throughputRatio: number;
   /** The proxy's own `headroom_proxy_added_latency_seconds` histogram over the proxied phase. */
   proxyReportedMeanMs: number;
+  /** Requests sent through the proxy under load, and the chat requests the emulator saw meanwhile. */
+  sent: number;
+  upstreamSaw: number;
   /** Requests the client got a 2xx for whose id the emulator never saw, and ids the emulator saw twice. */
   lost: number;
   duplicated: number;
@@ -196,6 +202,28 @@ async function load(url: string, body: string, connections: number, amount: numb
   return { ...result, seconds: (performance.now() - started) / 1_000 };
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Each figure the median over rounds. */
+function medianFigures(runs: PhaseFigures[]): PhaseFigures {
+  const of = (pick: (run: PhaseFigures) => number) => round(median(runs.map(pick)), 1);
+  return {
+    requests: runs.reduce((sum, run) => sum + run.requests, 0),
+    ok: runs.reduce((sum, run) => sum + run.ok, 0),
+    errors: runs.reduce((sum, run) => sum + run.errors, 0),
+    requestsPerSecond: of((run) => run.requestsPerSecond),
+    p50Ms: of((run) => run.p50Ms),
+    p90Ms: of((run) => run.p90Ms),
+    p99Ms: of((run) => run.p99Ms),
+  };
+}
+
 function percentile(sorted: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
 }
@@ -256,12 +284,13 @@ function addedMean(metrics: string): { sum: number; count: number } {
  * and a check that every request reached the upstream exactly once.
  *
  * @example
- * const result = await benchProxy({ connections: 16, amount: 2_000 });
+ * const result = await benchProxy({ connections: 16, amount: 1_000, rounds: 3 });
  * console.log(result.addedP50Ms, result.lost, result.duplicated);
  */
 export async function benchProxy({
   connections = 16,
-  amount = 2_000,
+  amount = 1_000,
+  rounds = 3,
   turns = 8,
   sequentialAmount = 300,
   timeoutSeconds = 30,
@@ -294,17 +323,30 @@ export async function benchProxy({
     const sequentialDirect = await sequential(upstream, body, sequentialAmount);
     const sequentialProxied = await sequential(url, body, sequentialAmount);
 
+    // Under load: the two paths alternate, `rounds` times, so drift in the machine's load hits both.
     const before = addedMean(await (await fetch(`${url}/metrics`)).text());
-    const direct = await load(upstream, body, connections, amount, timeoutSeconds);
-    const afterDirect = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
-    const proxied = await load(url, body, connections, amount, timeoutSeconds);
+    const directRuns: PhaseFigures[] = [];
+    const proxiedRuns: PhaseFigures[] = [];
+    const ids: string[] = [];
+    let proxiedOk = 0;
+    for (let round = 0; round < rounds; round++) {
+      directRuns.push(figures(await load(upstream, body, connections, amount, timeoutSeconds)));
+      const mark = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
+      const proxied = await load(url, body, connections, amount, timeoutSeconds);
+      proxiedRuns.push(figures(proxied));
+      proxiedOk += proxied['2xx'];
+      ids.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));
+    }
     const after = addedMean(await (await fetch(`${url}/metrics`)).text());
-    const ids = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(afterDirect);
-
     const unique = new Set(ids);
+    const direct = medianFigures(directRuns);
+    const proxied = medianFigures(proxiedRuns);
+    const added = (pick: (figures: PhaseFigures) => number) =>
+      round(median(proxiedRuns.map((run, index) => pick(run) - pick(directRuns[index] as PhaseFigures))), 2);
     return {
       command: 'npx tsx bench/proxy.ts',
       connections,
+      rounds,
       promptTokens,
       sequential: {
         direct: sequentialDirect,
@@ -312,19 +354,25 @@ export async function benchProxy({
         addedP50Ms: round(sequentialProxied.p50Ms - sequentialDirect.p50Ms, 3),
         addedP99Ms: round(sequentialProxied.p99Ms - sequentialDirect.p99Ms, 3),
       },
-      direct: figures(direct),
-      proxied: figures(proxied),
-      addedP50Ms: round(proxied.latency.p50 - direct.latency.p50, 2),
-      addedP99Ms: round(proxied.latency.p99 - direct.latency.p99, 2),
+      direct,
+      proxied,
+      addedP50Ms: added((run) => run.p50Ms),
+      addedP99Ms: added((run) => run.p99Ms),
       throughputRatio: round(
-        proxied.requests.total / proxied.seconds / (direct.requests.total / direct.seconds),
+        median(
+          proxiedRuns.map(
+            (run, index) => run.requestsPerSecond / (directRuns[index]?.requestsPerSecond ?? 1),
+          ),
+        ),
         3,
       ),
       proxyReportedMeanMs: round(
         ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1_000,
         3,
       ),
-      lost: Math.max(0, proxied['2xx'] - unique.size),
+      sent: amount * rounds,
+      upstreamSaw: ids.length,
+      lost: Math.max(0, proxiedOk - unique.size),
       duplicated: ids.length - unique.size,
     };
   } finally {
