@@ -253,7 +253,7 @@ describe('bad input and failures', () => {
     await reached;
     controller.abort();
     await pending;
-    await expect.poll(() => upstream.closed).toEqual(['/v1/chat/completions']);
+    await expect.poll(() => upstream.closed, { timeout: 5_000 }).toEqual(['/v1/chat/completions']);
   });
 });
 
