@@ -31,12 +31,12 @@ import {
   startEmulator,
 } from '../src/emulator/index.js';
 import { type LoopTool, runToolLoop } from '../src/loop/index.js';
+import { connectMcpServer, createToolset } from '../src/mcp/index.js';
 import {
   createAnthropicClient,
   createOpenAICompatibleClient,
   type ModelClient,
 } from '../src/providers/index.js';
-import { realisticTools } from '../test/fixtures/mcp/realistic-tools.mjs';
 import { codingTools } from '../test/support/coding-tools.js';
 
 export const STRATEGIES = ['none', 'naive_trim', 'threshold_compaction', 'headroom'] as const;
@@ -211,19 +211,28 @@ function scriptFor(scenario: Scenario): { replies: ScriptReply[]; adaptToTools: 
   return { ...script, adaptToTools: true };
 }
 
-function toolsFor(scenario: Scenario): LoopTool[] {
+const MCP_SERVER = new URL('../test/fixtures/mcp/tools-server.mjs', import.meta.url).pathname;
+
+/**
+ * The session's tools: the coding tools, plus a real stdio MCP server's tools for the schema-heavy
+ * scenario. Headroom loads MCP schemas on demand (deferred loading); the other strategies send them
+ * all, as clients without deferral do.
+ */
+async function toolsFor(
+  scenario: Scenario,
+  strategy: Strategy,
+): Promise<{ tools: () => LoopTool[]; close: () => Promise<void> }> {
   const base = codingTools({ seed: 7, size: scenario.toolSize });
-  if (!scenario.schemaTools) return base;
-  const extra = realisticTools({ domain: 'github', count: scenario.schemaTools }).map(
-    (tool): LoopTool => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.inputSchema,
-      source: 'github',
-      execute: () => 'ok',
-    }),
-  );
-  return [...base, ...extra];
+  if (!scenario.schemaTools) return { tools: () => base, close: async () => undefined };
+  const server = await connectMcpServer({
+    server: {
+      name: 'github',
+      command: process.execPath,
+      args: [MCP_SERVER, '--name', 'github', '--domain', 'github', '--tools', String(scenario.schemaTools)],
+    },
+  });
+  const toolset = createToolset({ builtins: base, servers: [server], deferred: strategy === 'headroom' });
+  return { tools: () => toolset.tools(), close: () => server.close() };
 }
 
 function prefixRetention(bodies: unknown[]): number {
@@ -255,6 +264,7 @@ interface SessionOutcome {
 }
 
 async function runSession(scenario: Scenario, strategy: Strategy): Promise<SessionOutcome> {
+  const closers: Array<() => Promise<void>> = [];
   const emulator = await startEmulator({
     profile: scenario.profile,
     ...scenario.emulator,
@@ -284,10 +294,11 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
       { role: 'system', content: 'You are a coding agent. Use the tools to inspect the repository.' },
       { role: 'user', content: 'Find out why the session tests fail, then explain the fix.' },
     ];
-    const tools = toolsFor(scenario);
+    const toolset = await toolsFor(scenario, strategy);
+    closers.push(toolset.close);
     let turn = 0;
-    const pasteTools: LoopTool[] = scenario.paste
-      ? tools.map((tool) => ({
+    const pasteTools: LoopTool[] | (() => LoopTool[]) = scenario.paste
+      ? toolset.tools().map((tool) => ({
           ...tool,
           execute: async (args, context) => {
             turn++;
@@ -298,7 +309,7 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
               : result;
           },
         }))
-      : tools;
+      : toolset.tools;
     const result = await runToolLoop({
       client,
       ...(strategy === 'headroom'
@@ -331,6 +342,7 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
       bodies: accepted.map((record) => record.body),
     };
   } finally {
+    for (const close of closers) await close();
     await emulator.close();
   }
 }

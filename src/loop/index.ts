@@ -3,6 +3,8 @@
  * The tool loop: `runToolLoop` bounds every provider send with the manager, recovers overflows,
  * retries by class, persists turns, and ends with a typed termination reason.
  */
+
+export { limitToolResult, TOOL_RESULT_BUDGET_SHARE } from './limit-tool-result.js';
 export type { LoopEvent } from './loop-events.js';
 export {
   createLoopState,

@@ -19,5 +19,7 @@ export type LoopEvent =
   | { type: 'compaction-end'; iteration: number; removed: number; kind: string }
   | { type: 'tool-start'; iteration: number; callId: string; name: string }
   | { type: 'tool-end'; iteration: number; callId: string; name: string; isError: boolean }
+  /** A tool result above its share of the budget kept only its start and end. */
+  | { type: 'tool-result-cut'; iteration: number; callId: string; name: string; maxTokens: number }
   | { type: 'stream'; iteration: number; event: StreamEvent }
   | { type: 'end'; reason: TerminationReason; iterations: number };

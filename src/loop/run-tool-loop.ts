@@ -16,6 +16,7 @@ import {
 } from '../core/index.js';
 import { type ModelClient, type ModelResponse, ProviderError } from '../providers/index.js';
 import type { SessionStore } from '../store/index.js';
+import { limitToolResult, TOOL_RESULT_BUDGET_SHARE } from './limit-tool-result.js';
 import type { LoopEvent } from './loop-events.js';
 import { createLoopState, type LoopState } from './loop-state.js';
 import type { TerminationReason } from './termination-reason.js';
@@ -91,6 +92,11 @@ export interface RunToolLoopOptions {
     history: Message[],
     options: { signal?: AbortSignal },
   ) => Promise<{ messages: Message[]; removed: Message[]; kind: string }>;
+  /**
+   * The most one tool result may take, in estimated tokens; larger ones keep their start and end.
+   * Default: half the prompt budget of the last send (with a manager), no limit without one.
+   */
+  maxToolResultTokens?: number;
   /** Writes every finished turn to a session, in one transaction. */
   store?: SessionStore;
   sessionId?: string;
@@ -197,11 +203,38 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
       // The synthesis send carried no tools; a model that still asks for one gets no result.
       delete assistant.toolCalls;
     }
+    // Results of one turn share the room: each may take its part of half the last send's budget.
+    const budget = outcome.fit?.budget;
+    const resultLimit =
+      options.maxToolResultTokens ??
+      (budget === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.floor((budget * TOOL_RESULT_BUDGET_SHARE) / Math.max(1, calls.length)));
     for (const call of calls) {
       if (signal?.aborted) break;
-      state.messages.push(
-        await runTool({ call, tool: byName.get(call.name), signal, onEvent, iteration: state.iterations }),
-      );
+      const message = await runTool({
+        call,
+        tool: byName.get(call.name),
+        signal,
+        onEvent,
+        iteration: state.iterations,
+      });
+      const limited = limitToolResult({
+        content: message.content,
+        maxTokens: resultLimit,
+        ...(options.model ? { model: options.model } : {}),
+      });
+      if (limited.cut) {
+        message.content = limited.content;
+        onEvent?.({
+          type: 'tool-result-cut',
+          iteration: state.iterations,
+          callId: call.id,
+          name: call.name,
+          maxTokens: resultLimit,
+        });
+      }
+      state.messages.push(message);
     }
     if (store && sessionId) {
       const usage = response.usage

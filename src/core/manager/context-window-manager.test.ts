@@ -143,3 +143,40 @@ describe('ContextWindowManager', () => {
     expect(() => new ContextWindowManager({ safetyRatio: 2 })).toThrow(/safetyRatio/);
   });
 });
+
+describe('the sticky prune cut', () => {
+  it('keeps the same turns out behind the same marker until the budget moves it, so requests extend each other', () => {
+    const manager = new ContextWindowManager({ contextLength: 6_000, outputCap: 1_000, compress: false });
+    const history: Message[] = [...head];
+    let previous: string[] | undefined;
+    let extended = 0;
+    let prunedSends = 0;
+    for (let index = 1; index <= 60; index++) {
+      history.push(...turn(index, 12));
+      const fitted = manager
+        .fit(request([...history]))
+        .request.messages.map((message) => JSON.stringify(message));
+      if (fitted.length < history.length) prunedSends++;
+      if (previous && previous.every((message, position) => fitted[position] === message)) extended++;
+      previous = fitted;
+    }
+    expect(prunedSends).toBeGreaterThan(30);
+    // Most sends repeat the previous request byte for byte and append to it; the cut moves seldom.
+    expect(extended).toBeGreaterThanOrEqual(45);
+  });
+
+  it('starts over when the history no longer holds the cut', () => {
+    const manager = new ContextWindowManager({ contextLength: 6_000, outputCap: 1_000, compress: false });
+    const history: Message[] = [...head];
+    for (let index = 1; index <= 30; index++) history.push(...turn(index, 12));
+    expect(manager.fit(request(history)).pruned).toBe(true);
+    const compacted: Message[] = [
+      ...head,
+      { role: 'user', content: '[compacted #1: summary]' },
+      ...history.slice(-4),
+    ];
+    const result = manager.fit(request(compacted));
+    expect(result.pruned).toBe(false);
+    expect(result.request.messages).toEqual(compacted);
+  });
+});

@@ -45,8 +45,9 @@ import {
 import { compressStep } from './compress-step.js';
 import type { ManagerEvent, ManagerNotice } from './events.js';
 import type { ManagerCompactOptions, RequestMeasure } from './manager-options.js';
-import { recallSpans } from './placeholders.js';
-import { pruneWithMarker } from './prune-with-marker.js';
+import { markerMessage, recallSpans } from './placeholders.js';
+import { keepSummariesWithHead, pruneWithMarker } from './prune-with-marker.js';
+import { applyStickyCut, PRUNE_TARGET_RATIO, type StickyCut } from './sticky-cut.js';
 
 /** Options of a {@link ContextWindowManager}. */
 export interface ContextWindowManagerOptions {
@@ -163,6 +164,8 @@ export class ContextWindowManager {
   #head: readonly Message[] | undefined;
   #headKey: string | undefined;
   #last: SentRequest | undefined;
+  /** Where the run's last prune cut the history; later sends keep it until the budget moves it. */
+  #cut: StickyCut | undefined;
   /** The last request the provider counted: an anchor that survives a failed send of its extension. */
   #observed: SentRequest | undefined;
   #compression: CompressionState = createCompressionState();
@@ -219,6 +222,7 @@ export class ContextWindowManager {
     this.#observed = undefined;
     this.#head = undefined;
     this.#headKey = undefined;
+    this.#cut = undefined;
     this.#schemaFloor.resetNotices();
   }
 
@@ -294,9 +298,24 @@ export class ContextWindowManager {
       });
     }
     const fixedRaw = tools.total + REQUEST_OVERHEAD;
+    // The run's earlier cut, where it still applies: the same turns left out behind the same marker.
+    const baseSegmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+    const cut = this.#cut;
+    const cutView =
+      cut === undefined
+        ? undefined
+        : applyStickyCut({
+            messages: request.messages,
+            segmentation: baseSegmentation,
+            cut,
+            keyOf: contentKey,
+            marker: markerMessage(this.#markers, cut.markerText),
+          });
+    if (cutView === undefined) this.#cut = undefined;
+    const working: ChatRequest = cutView === undefined ? request : { ...request, messages: cutView };
     // Step 5: stored compression levels always apply; new ones only under pressure.
     const step = compressStep({
-      request,
+      request: working,
       cache,
       budget,
       fixedRaw,
@@ -321,22 +340,43 @@ export class ContextWindowManager {
     const fullEstimate = compressed.estimate;
 
     let messages = compressed.messages;
-    let droppedTurns = 0;
+    let droppedTurns = cutView && cut ? cut.turns : 0;
     let estimate = fullEstimate;
     let breakdown = full;
     let pruned: { recallId: number; messages: Message[]; start: number; end: number } | undefined;
+    if (cutView && cut) {
+      const start = baseSegmentation.head.end;
+      pruned = {
+        recallId: this.#compression.pruned?.recallId ?? 0,
+        messages: request.messages.slice(start, start + cut.messages),
+        start,
+        end: start + cut.messages,
+      };
+    }
     if (fullEstimate > budget) {
       const segmentation = splitTurns(messages);
-      const result = pruneWithMarker({
-        messages,
-        segmentation,
-        cache,
-        fixedRaw,
-        budget,
-        calibration: this.#calibration,
-        state: this.#compression,
-        markers: this.#markers,
-      });
+      // With a cut in force, its marker is the first turn after the head and goes with the next cut.
+      const offset =
+        cutView && cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
+      const pruneTo = (limit: number) =>
+        pruneWithMarker({
+          messages,
+          segmentation,
+          cache,
+          fixedRaw,
+          budget: limit,
+          calibration: this.#calibration,
+          state: this.#compression,
+          markers: this.#markers,
+          offset,
+        });
+      // Move the cut far enough that the next sends fit without moving it again.
+      let result = pruneTo(Math.floor(budget * PRUNE_TARGET_RATIO));
+      if (
+        !result.fits ||
+        applyCalibration(this.#calibration, result.estimate) > Math.floor(budget * PRUNE_TARGET_RATIO)
+      )
+        result = pruneTo(budget);
       this.#compression = result.state;
       estimate = applyCalibration(this.#calibration, result.estimate);
       if (!result.fits || estimate > budget) {
@@ -347,18 +387,31 @@ export class ContextWindowManager {
           details,
         );
       }
-      if (result.marker) {
-        const start = result.head;
-        const end = start + result.droppedIndices.length;
-        pruned = {
-          recallId: result.marker.recallId,
-          messages: request.messages.slice(start, end),
-          start,
-          end,
-        };
+      if (result.droppedTurns > 0) {
+        const start = baseSegmentation.head.end;
+        const dropped = result.droppedIndices.length + offset.messages;
+        const end = start + dropped;
+        if (result.marker)
+          pruned = {
+            recallId: result.marker.recallId,
+            messages: request.messages.slice(start, end),
+            start,
+            end,
+          };
+        const firstKept = request.messages[end];
+        const markerText = this.#compression.pruned?.text;
+        this.#cut =
+          result.marker && firstKept && markerText
+            ? {
+                key: contentKey(firstKept),
+                messages: dropped,
+                turns: result.droppedTurns + offset.turns,
+                markerText,
+              }
+            : undefined;
       }
       messages = result.messages;
-      droppedTurns = result.droppedTurns;
+      droppedTurns = result.droppedTurns + offset.turns;
       breakdown = cache.request({ messages, tools: request.tools });
       this.#emit({ type: 'prune', droppedTurns, before: fullEstimate, after: estimate, budget });
     }
@@ -678,6 +731,7 @@ export class ContextWindowManager {
     if (this.#headKey !== undefined && key !== this.#headKey) {
       this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
       this.#last = undefined;
+      this.#cut = undefined;
       this.#observed = undefined;
       this.#schemaFloor.resetNotices();
     }

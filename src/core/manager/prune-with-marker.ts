@@ -51,6 +51,7 @@ export function pruneWithMarker({
   calibration,
   state,
   markers,
+  offset = { messages: 0, turns: 0 },
 }: {
   messages: Message[];
   segmentation: Segmentation;
@@ -60,6 +61,8 @@ export function pruneWithMarker({
   calibration: Calibration;
   state: CompressionState;
   markers: Map<string, UserMessage>;
+  /** Messages and turns left out before these `messages` (an earlier cut), counted in the marker. */
+  offset?: { messages: number; turns: number };
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
   segmentation = keepSummariesWithHead(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
@@ -85,7 +88,10 @@ export function pruneWithMarker({
     return { ...(fits(bare) ? bare : result), state, head: segmentation.head.end };
   }
   if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
-  const marker = pruneMarker(state, { dropped: result.droppedIndices.length, turns: result.droppedTurns });
+  const marker = pruneMarker(state, {
+    dropped: result.droppedIndices.length + offset.messages,
+    turns: result.droppedTurns + offset.turns,
+  });
   const head = segmentation.head.end;
   return {
     ...result,
