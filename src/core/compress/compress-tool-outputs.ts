@@ -191,14 +191,22 @@ export function compressToolOutputs(options: CompressToolOutputsOptions): Compre
     for (const index of eligible) escalate(index, 'elided');
   } else {
     for (const index of eligible) if (stale.has(idOf(index))) escalate(index, 'elided');
+    // Passes continue, in whatever band the pressure lands, until it is below the lowest band or
+    // nothing more can escalate: fitting the same request again then changes nothing (idempotent),
+    // so a repeated history gets the same bytes.
     for (let band = bandFor(pressure()); band !== undefined; ) {
       const target = band.from - COMPRESSION_HYSTERESIS;
+      const before = escalated.size;
       for (const index of eligible) {
         if (pressure() < target) break;
         escalate(index, band.level);
       }
       const next = bandFor(pressure());
-      band = next !== undefined && levelRank(next.level) > levelRank(band.level) ? next : undefined;
+      const progressed = escalated.size > before;
+      band =
+        next !== undefined && (progressed || levelRank(next.level) > levelRank(band.level))
+          ? next
+          : undefined;
     }
     if (escalated.size > 0 && fullEstimate() > budget) {
       for (const index of eligible) {

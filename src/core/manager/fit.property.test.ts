@@ -75,6 +75,24 @@ describe('ContextWindowManager.fit on random transcripts', () => {
     );
   });
 
+  it('is idempotent: fitting the same request again with the same manager sends the same bytes', () => {
+    fc.assert(
+      fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
+        const manager = new ContextWindowManager({ contextLength });
+        let first: FitResult;
+        try {
+          first = manager.fit(request);
+        } catch (error) {
+          if (ContextTruncatedError.isInstance(error)) return;
+          throw error;
+        }
+        const second = manager.fit(request);
+        expect(JSON.stringify(second.request.messages)).toBe(JSON.stringify(first.request.messages));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('throws ContextTruncatedError only when head and newest turn alone exceed the budget', () => {
     fc.assert(
       fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {

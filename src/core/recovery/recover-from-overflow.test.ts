@@ -343,3 +343,29 @@ describe('recoverFromOverflow: the context chain', () => {
     expect(result).toMatchObject({ action: 'give_up', removed: [] });
   });
 });
+
+describe('an output_cap rejection that states the model length', () => {
+  it('learns it as the window and asks for at most the room the prompt leaves', async () => {
+    const { ContextWindowManager, classifyOverflow } = await import('../index.js');
+    const manager = new ContextWindowManager({ contextLength: 32_768, model: 'qwen' });
+    const overflow = classifyOverflow({
+      status: 400,
+      body: '{"object":"error","message":"max_tokens=20000 cannot be greater than max_model_len=16384. Please request fewer output tokens.","type":"BadRequestError","param":null,"code":400}',
+    });
+    expect(overflow.kind).toBe('output_cap');
+    const request = {
+      format: 'openai' as const,
+      model: 'qwen',
+      messages: [{ role: 'user' as const, content: 'hello' }],
+      tools: [],
+      maxTokens: 20_000,
+      extra: {},
+    };
+    const { recoverFromOverflow } = await import('./recover-from-overflow.js');
+    const result = await recoverFromOverflow({ request, overflow, manager });
+    expect(result.action).toBe('lower_max_tokens');
+    expect(manager.windowFor('qwen')).toBe(16_384);
+    expect(result.request?.maxTokens).toBeLessThan(16_384);
+    expect((result.request?.maxTokens ?? 0) + 20).toBeLessThanOrEqual(16_384);
+  });
+});

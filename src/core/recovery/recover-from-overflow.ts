@@ -82,6 +82,31 @@ export async function recoverFromOverflow(options: RecoverFromOverflowOptions): 
       message: `the rejection is not an overflow (${overflow.pattern}); recovery only handles context, budget and output_cap rejections`,
     });
 
+  if (
+    overflow.kind === 'output_cap' &&
+    overflow.outputLimit === undefined &&
+    overflow.window !== undefined &&
+    model !== undefined
+  ) {
+    // vLLM's "max_tokens=X cannot be greater than max_model_len=W": the figure is the model's window,
+    // not an output cap. Learn it, and ask for at most the room the prompt leaves in it.
+    manager.learnWindow(model, overflow.window);
+    steps.push(`output_cap: max_tokens over the model length ${overflow.window}; learned it as the window`);
+    // The rejected max_tokens does not fit the learned window: fit without it, then ask for the room.
+    const { maxTokens: rejected, ...unbounded } = base;
+    const refit = tryFit(manager, unbounded);
+    if (refit !== undefined) {
+      const room = refit.window - refit.estimate - CLAMP_MARGIN;
+      const requested = rejected ?? overflow.output;
+      const maxTokens = Math.min(requested ?? room, room);
+      if (maxTokens >= 1) {
+        steps.push(`output_cap: max_tokens ${requested ?? 'unset'} → ${maxTokens}`);
+        return result('lower_max_tokens', { request: { ...refit.request, maxTokens } });
+      }
+    }
+    return contextChain(options, base, steps, result);
+  }
+
   if (overflow.kind === 'output_cap') {
     const sent = tryFit(manager, base);
     if (sent === undefined) {
