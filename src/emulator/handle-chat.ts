@@ -178,7 +178,9 @@ export async function handleChat(
     resolved.text =
       `${resolved.text} ${fillerProse(createRandom(seed, 'truncate', requestNumber), limit + 16)}`.trim();
   }
-  const ids = createRandom(seed, 'ids', index);
+  // Ids depend on the request's length too: a cut-down request that carries none of the earlier
+  // turns must not get the ids the same reply made before (the same request gets the same ids).
+  const ids = createRandom(seed, 'ids', index, messages.length);
   const anthropic = profile.format === 'anthropic';
   const generated = generateReply({
     reply: resolved,

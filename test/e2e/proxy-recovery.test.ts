@@ -63,15 +63,16 @@ const chats = (emulator: Emulator) =>
 
 describe('upstream overflow recovery', () => {
   it('learns the window a gateway does not advertise, compacts with the upstream as summarizer, and reuses the summary', async () => {
-    // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 4,000.
-    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 4_000 });
+    // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 3,000, less than even the
+    // compressed history needs.
+    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 });
     const messages = history(12, 700);
     const first = await client.chat.completions
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
     expect(first.data.choices[0]?.message).toBeDefined();
     expect(first.response.headers.get('x-headroom-recovery')).toMatch(/^(budget|context):compacted$/);
-    expect(first.response.headers.get('x-headroom-window')).toBe('4000');
+    expect(first.response.headers.get('x-headroom-window')).toBe('3000');
     const [rejected, ...rest] = chats(emulator);
     const retried = rest.at(-1);
     const summaries = rest.slice(0, -1);
@@ -92,7 +93,7 @@ describe('upstream overflow recovery', () => {
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
     expect(again.response.headers.get('x-headroom-recovery')).toBe('none');
-    expect(again.response.headers.get('x-headroom-window')).toBe('4000');
+    expect(again.response.headers.get('x-headroom-window')).toBe('3000');
     expect(chats(emulator)).toHaveLength(afterFirst + 1);
     const repeated = chats(emulator).at(-1);
     expect(repeated?.status).toBe(200);

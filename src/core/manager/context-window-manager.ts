@@ -210,6 +210,14 @@ export class ContextWindowManager {
     this.#learnedCaps = { ...state.learnedOutputCaps };
   }
 
+  /**
+   * Whether estimates come from Headroom's estimator, which errs high, rather than a caller's exact
+   * counter: recovery then knows a request estimated a little over the budget may still fit.
+   */
+  get estimatesErrHigh(): boolean {
+    return this.#options.counter === undefined;
+  }
+
   /** The model the manager was configured with (requests may name their own). */
   get model(): string | undefined {
     return this.#options.model;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { requestArbitrary } from '../../../test/support/transcript-arbitrary.js';
 import type { Summarizer } from '../compact/index.js';
 import { ContextWindowManager } from '../manager/index.js';
+import { ESTIMATE_OVERCOUNT_CEILING } from '../tokens/index.js';
 import { type Message, validatePairing } from '../transcript/index.js';
 import { recoverFromOverflow } from './recover-from-overflow.js';
 
@@ -41,6 +42,13 @@ describe('recoverFromOverflow on random transcripts', () => {
           const { maxTokens, ...prompt } = sent;
           const measured = manager.measure(prompt);
           expect(measured.window).toBe(window);
+          if (result.action === 'last_try') {
+            // Sent only because the estimate's margin could not rule out a fit; the history is kept.
+            expect(measured.estimate / ESTIMATE_OVERCOUNT_CEILING).toBeLessThanOrEqual(measured.budget);
+            expect(result.removed).toEqual([]);
+            expect(result.messages).toBeUndefined();
+            return;
+          }
           expect(measured.estimate).toBeLessThanOrEqual(measured.budget);
           expect(measured.estimate + (maxTokens ?? 0)).toBeLessThanOrEqual(window);
         },

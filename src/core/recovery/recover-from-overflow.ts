@@ -8,6 +8,7 @@ import { type CompactionResult, type RecallSpan, validateCompaction } from '../c
 import { ContextTruncatedError } from '../errors/index.js';
 import type { ContextWindowManager, FitResult, RequestMeasure } from '../manager/index.js';
 import { windowFromOverflow } from '../overflow/index.js';
+import { ESTIMATE_OVERCOUNT_CEILING } from '../tokens/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
 import type { RecoverFromOverflowOptions, RecoveryAction, RecoveryResult } from './recovery-result.js';
 import { explainFloor, smallestTranscript } from './smallest-request.js';
@@ -206,7 +207,23 @@ async function contextChain(
 
   const floor = smallestTranscript(current);
   const floorMeasure = measure(floor);
+  // The estimate errs high (never low): when it is all that says the smallest request cannot fit,
+  // the provider decides, with one try of that request. A second rejection ends the turn.
+  // Tool schemas crowding the window are not the history's problem and get no such try.
+  const lastTry = (): RecoveryResult | undefined => {
+    const { estimate: needed, budget, reserve, schemaTokens } = floorMeasure;
+    if (!manager.estimatesErrHigh || budget <= 0 || schemaTokens > budget / 2) return undefined;
+    if (needed / ESTIMATE_OVERCOUNT_CEILING > budget) return undefined;
+    const maxTokens = Math.max(1, Math.min(requested ?? reserve, reserve));
+    steps.push(
+      `the smallest request is estimated at ${needed} > ${budget}, which the estimate's margin cannot rule out fitting: sent once for the provider to decide`,
+    );
+    // The history stays as it is; only this one request is cut down to the newest unit.
+    return finish('last_try', { request: { ...base, messages: floor, maxTokens } });
+  };
   if (floorMeasure.estimate > floorMeasure.budget) {
+    const attempt = lastTry();
+    if (attempt) return attempt;
     const message = explainFloor({
       floor,
       measure: floorMeasure,
@@ -352,7 +369,11 @@ async function contextChain(
   );
   if (fallback) return fallback;
 
-  return finish('give_up', {
-    message: 'no step of the recovery chain produced a request that fits; the conversation is kept as it was',
-  });
+  return (
+    lastTry() ??
+    finish('give_up', {
+      message:
+        'no step of the recovery chain produced a request that fits; the conversation is kept as it was',
+    })
+  );
 }

@@ -15,6 +15,8 @@ export type RecoveryAction =
   | 'compacted'
   | 'truncated'
   | 'fallback'
+  /** Only the estimate says the smallest request cannot fit: it is sent once for the provider to judge. */
+  | 'last_try'
   | 'give_up';
 
 /** Inputs of `recoverFromOverflow`. */

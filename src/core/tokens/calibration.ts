@@ -24,6 +24,14 @@ export interface Calibration {
  */
 export const DEFAULT_CALIBRATION_SEED = 1;
 
+/**
+ * How far above the real count Headroom's estimate can plausibly be, for deciding whether a request
+ * estimated over the budget might still fit: the 95th percentile of its over-count across content
+ * classes and tokenizer families is about 2.5 (`npm run accuracy`). Beyond it, spending a request to
+ * find out is not worth it.
+ */
+export const ESTIMATE_OVERCOUNT_CEILING = 2.5;
+
 /** The largest factor accepted from one report: a bigger jump means the report is not about this request. */
 export const MAX_CALIBRATION_FACTOR = 4;
 

@@ -8,6 +8,7 @@ export {
   type Calibration,
   createCalibration,
   DEFAULT_CALIBRATION_SEED,
+  ESTIMATE_OVERCOUNT_CEILING,
   MAX_CALIBRATION_FACTOR,
   observeCalibration,
 } from './calibration.js';
