@@ -97,3 +97,16 @@ export function choiceFlag<T extends string>(
     );
   return value as T;
 }
+
+/** Resolves on the first SIGINT or SIGTERM: how long-running commands (`emulate`, `serve`) wait. */
+export function untilStopped(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -6,7 +6,7 @@ import {
   type ToolCall,
   toAnthropic,
 } from '../core/index.js';
-import { eventJson, postJson, readEvents } from './http.js';
+import { eventJson, postJson, readEvents, responseJson } from './http.js';
 import type { FinishReason, ModelClient, ModelResponse, ModelUsage, SendOptions } from './model-client.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
 import type { RetryOptions } from './retry-policy.js';
@@ -71,16 +71,7 @@ export function createAnthropicClient({
 
 async function readJson(response: Response): Promise<ModelResponse> {
   const status = response.status;
-  let body: Record<string, unknown>;
-  try {
-    body = (await response.json()) as Record<string, unknown>;
-  } catch (error) {
-    throw new ProviderError(
-      'the provider answered 200 with a body that is not JSON',
-      { failure: 'malformed_response', status },
-      { cause: error },
-    );
-  }
+  const body = await responseJson(response);
   if (body.type === 'error')
     throw new ProviderError(
       `the provider answered 200 with an error: ${JSON.stringify(body.error).slice(0, 300)}`,

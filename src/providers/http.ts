@@ -125,3 +125,22 @@ export function eventJson(event: EventSourceMessage, status: number): Record<str
     status,
   });
 }
+
+/** The JSON object of an OK response, or a `malformed_response` {@link ProviderError}. */
+export async function responseJson(response: Response): Promise<Record<string, unknown>> {
+  try {
+    const value = (await response.json()) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch (error) {
+    throw new ProviderError(
+      'the provider answered 200 with a body that is not JSON',
+      { failure: 'malformed_response', status: response.status },
+      { cause: error },
+    );
+  }
+  throw new ProviderError('the provider answered 200 with JSON that is not an object', {
+    failure: 'malformed_response',
+    status: response.status,
+  });
+}

@@ -8,8 +8,8 @@ import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import llama2Tokenizer from 'llama-tokenizer-js';
 import llama3Tokenizer from 'llama3-tokenizer-js';
 import mistralTokenizer from 'mistral-tokenizer-js';
-import type { TokenCounter } from '../../src/core/index.js';
-import type { CorpusSample } from './mixed-corpus.js';
+import type { TokenCounter, TokenizerFamily } from '../../src/core/index.js';
+import { buildMixedCorpus, type CorpusSample } from './mixed-corpus.js';
 
 // @anthropic-ai/tokenizer's countTokens() rebuilds its tokenizer on every call; one instance is reused.
 let claude: ReturnType<typeof getClaudeTokenizer> | undefined;
@@ -110,3 +110,31 @@ export function formatAccuracyTable(title: string, rows: readonly ClassAccuracy[
   }
   return lines.join('\n');
 }
+
+/**
+ * The held-out samples: seeds the fit never trains on (scripts/fit-estimator.ts uses 101–106), long
+ * samples and short ones.
+ */
+export function heldOutSamples(): CorpusSample[] {
+  return [
+    ...buildMixedCorpus({ seed: 1, samplesPerClass: 40 }),
+    ...buildMixedCorpus({ seed: 2, samplesPerClass: 40, maxChars: 800 }),
+  ];
+}
+
+/**
+ * The claims the accuracy test checks: each family's weights against its own tokenizer, and the
+ * conservative family (for models placed by no id) against every modern vocabulary it covers.
+ */
+export const ACCURACY_CASES: ReadonlyArray<readonly [TokenizerFamily, ReferenceName]> = [
+  ['o200k', 'o200k'],
+  ['cl100k', 'cl100k'],
+  ['claude_legacy', 'claude_legacy'],
+  ['llama2', 'llama2'],
+  ['mistral', 'mistral'],
+  ['llama3', 'llama3'],
+  ['conservative', 'o200k'],
+  ['conservative', 'cl100k'],
+  ['conservative', 'claude_legacy'],
+  ['conservative', 'llama3'],
+];

@@ -1,7 +1,7 @@
 import { HeadroomError } from '../../core/index.js';
 import { PROFILE_NAMES, parseFaults, parseScript, startEmulator } from '../../emulator/index.js';
 import type { Command } from '../command.js';
-import { choiceFlag, EXIT_OK, integerFlag, parseJson, readInput } from '../io.js';
+import { choiceFlag, EXIT_OK, integerFlag, parseJson, readInput, untilStopped } from '../io.js';
 
 function scaleFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -71,15 +71,7 @@ Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SI
           : parseFaults(parseJson(await readInput(faultsPath, 'faults'), 'the faults')),
     });
     process.stdout.write(`listening on ${emulator.url}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilStopped();
     await emulator.close();
     return EXIT_OK;
   },

@@ -2,7 +2,7 @@ import { loadProxyConfig } from '../../config/proxy-config.js';
 import { HeadroomError } from '../../core/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PROXY_PORT, openProxyStore, startProxy } from '../../proxy/index.js';
 import type { Command } from '../command.js';
-import { choiceFlag, EXIT_OK, integerFlag } from '../io.js';
+import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 
 export const serveCommand: Command = {
   summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
@@ -73,15 +73,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
       throw error;
     });
     process.stdout.write(`listening on ${proxy.url}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilStopped();
     await proxy.close();
     await store.close();
     return EXIT_OK;

@@ -1,35 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ACCURACY_CASES,
   formatAccuracyTable,
+  heldOutSamples,
   measureSamples,
-  type ReferenceName,
   summarizeByClass,
 } from '../../../test/corpus/accuracy.js';
-import { buildMixedCorpus } from '../../../test/corpus/mixed-corpus.js';
 import { createEstimator } from './estimator.js';
-import type { TokenizerFamily } from './tokenizer-family.js';
 
-// Seeds 1 and 2 are never used for fitting (scripts/fit-estimator.ts trains on 101-106).
-const samples = [
-  ...buildMixedCorpus({ seed: 1, samplesPerClass: 40 }),
-  ...buildMixedCorpus({ seed: 2, samplesPerClass: 40, maxChars: 800 }),
-];
-
-const cases: Array<[TokenizerFamily, ReferenceName]> = [
-  ['o200k', 'o200k'],
-  ['cl100k', 'cl100k'],
-  ['conservative', 'o200k'],
-  ['conservative', 'cl100k'],
-  ['conservative', 'claude_legacy'],
-  ['conservative', 'llama3'],
-  ['claude_legacy', 'claude_legacy'],
-  ['llama2', 'llama2'],
-  ['mistral', 'mistral'],
-  ['llama3', 'llama3'],
-];
+const samples = heldOutSamples();
 
 describe('the estimator against real tokenizers', () => {
-  it.each(cases)(
+  it.each(ACCURACY_CASES)(
     'never counts fewer tokens than %s weights need for %s, on any held-out sample',
     (family, reference) => {
       const results = measureSamples(samples, createEstimator({ family }), reference);
