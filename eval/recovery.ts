@@ -361,7 +361,8 @@ export interface StrategyResult {
   by_scenario: Record<string, boolean>;
 }
 
-export async function evalRecovery(): Promise<{ scenarios: string[]; strategies: StrategyResult[] }> {
+/** One object per strategy; `by_scenario` names the scenarios and whether each session completed. */
+export async function evalRecovery(): Promise<StrategyResult[]> {
   const strategies: StrategyResult[] = [];
   for (const strategy of STRATEGIES) {
     const outcomes: SessionOutcome[] = [];
@@ -391,5 +392,5 @@ export async function evalRecovery(): Promise<{ scenarios: string[]; strategies:
       by_scenario: byScenario,
     });
   }
-  return { scenarios: SCENARIOS.map((scenario) => scenario.name), strategies };
+  return strategies;
 }

@@ -24,7 +24,8 @@ for (const entry of EVALS) {
   );
   writeFileSync(
     new URL(`${entry.name}.json`, results),
-    `${JSON.stringify({ node: process.version, date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`,
+    // A list (recovery: one object per strategy) is written as it is; an object gets the run's node and date.
+    `${JSON.stringify(Array.isArray(result) ? result : { node: process.version, date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`,
   );
 }
 console.log(`\neval done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
