@@ -38,4 +38,10 @@ for (const bench of BENCHES) {
     new URL(`${bench.name}.json`, results),
     `${JSON.stringify({ node: process.version, date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`,
   );
+  if (bench.name === 'per-send') {
+    const { perSendReport } = await import('./report.js');
+    const { points } = result as { points: PerSendPoint[] };
+    const meta = { node: process.version, date: new Date().toISOString() };
+    writeFileSync(new URL('report.html', results), perSendReport(points, meta));
+  }
 }
