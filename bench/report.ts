@@ -1,5 +1,5 @@
 /**
- * bench/results/report.html: a self-contained page (inline SVG, no external assets) charting the
+ * bench/results/per-send.html: a self-contained page (inline SVG, no external assets) charting the
  * per-send cost of each strategy against transcript length, from bench/results/per-send.json.
  */
 import type { PerSendPoint } from './per-send.js';

@@ -5,16 +5,29 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { PerSendPoint } from './per-send.js';
 
+interface Stamp {
+  node: string;
+  date: string;
+}
+
 interface Bench {
   name: string;
   module: string;
   run: string;
+  /** An HTML page drawn from the result, written beside the JSON as bench/results/<name>.html. */
+  report?: (result: unknown, stamp: Stamp) => Promise<string>;
 }
 
 const BENCHES: Bench[] = [
   { name: 'estimate', module: './estimate.js', run: 'benchEstimate' },
   { name: 'bounded-send', module: './bounded-send.js', run: 'benchBoundedSend' },
-  { name: 'per-send', module: './per-send.js', run: 'benchPerSend' },
+  {
+    name: 'per-send',
+    module: './per-send.js',
+    run: 'benchPerSend',
+    report: async (result, stamp) =>
+      (await import('./report.js')).perSendReport((result as { points: PerSendPoint[] }).points, stamp),
+  },
   { name: 'classify', module: './classify.js', run: 'benchClassify' },
   { name: 'schemas', module: './schemas.js', run: 'benchSchemas' },
   { name: 'proxy', module: './proxy.js', run: 'benchProxy' },
@@ -34,14 +47,10 @@ for (const bench of BENCHES) {
   console.log(
     `\n## ${bench.name} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${JSON.stringify(result, null, 2)}`,
   );
+  const stamp: Stamp = { node: process.version, date: new Date().toISOString() };
   writeFileSync(
     new URL(`${bench.name}.json`, results),
-    `${JSON.stringify({ node: process.version, date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`,
+    `${JSON.stringify({ ...stamp, ...(result as object) }, null, 2)}\n`,
   );
-  if (bench.name === 'per-send') {
-    const { perSendReport } = await import('./report.js');
-    const { points } = result as { points: PerSendPoint[] };
-    const meta = { node: process.version, date: new Date().toISOString() };
-    writeFileSync(new URL('report.html', results), perSendReport(points, meta));
-  }
+  if (bench.report) writeFileSync(new URL(`${bench.name}.html`, results), await bench.report(result, stamp));
 }
