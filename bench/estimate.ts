@@ -1,5 +1,5 @@
 /**
- * Estimation throughput on a ~20 MB mixed corpus: Headroom's estimator against tokenx (a heuristic
+ * Estimation throughput on a ~20 MB mixed corpus: Spillway's estimator against tokenx (a heuristic
  * estimator), gpt-tokenizer and js-tiktoken (real BPE tokenizers) and a raw single pass over the
  * string (`charCodeAt`, the practical ceiling for anything that reads every character). Every
  * counter reads the same strings in the same run; ratios are what carries to other machines.
@@ -24,11 +24,11 @@ export async function benchEstimate(): Promise<Record<string, number>> {
   );
   const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0);
   const megabytes = bytes / 1e6;
-  const headroom = createEstimator({ family: 'o200k' });
+  const spillway = createEstimator({ family: 'o200k' });
   const tiktoken = getEncoding('o200k_base');
   const counters: Record<string, () => number> = {
     raw_scan: () => rawScan(texts),
-    headroom: () => texts.reduce((sum, text) => sum + headroom.count(text), 0),
+    spillway: () => texts.reduce((sum, text) => sum + spillway.count(text), 0),
     tokenx: () => texts.reduce((sum, text) => sum + estimateTokenCount(text), 0),
     gpt_tokenizer: () => texts.reduce((sum, text) => sum + gptTokenizerCount(text), 0),
     js_tiktoken: () => texts.reduce((sum, text) => sum + tiktoken.encode(text).length, 0),
@@ -42,9 +42,9 @@ export async function benchEstimate(): Promise<Record<string, number>> {
     );
     result[`${name}_mb_s`] = round(megabytes / (timing.medianMs / 1_000), 2);
   }
-  const headroomRate = result.headroom_mb_s as number;
+  const spillwayRate = result.spillway_mb_s as number;
   for (const name of ['tokenx', 'gpt_tokenizer', 'js_tiktoken'])
-    result[`headroom_over_${name}`] = round(headroomRate / (result[`${name}_mb_s`] as number), 1);
-  result.headroom_share_of_raw_scan = round(headroomRate / (result.raw_scan_mb_s as number), 2);
+    result[`spillway_over_${name}`] = round(spillwayRate / (result[`${name}_mb_s`] as number), 1);
+  result.spillway_share_of_raw_scan = round(spillwayRate / (result.raw_scan_mb_s as number), 2);
   return result;
 }

@@ -1,6 +1,6 @@
 /**
  * Per-send overhead on a growing transcript, turn by turn up to 2,000 messages (~200k tokens):
- * Headroom's incremental fit against LangChain's `trimMessages` (with LangChain's approximate
+ * Spillway's incremental fit against LangChain's `trimMessages` (with LangChain's approximate
  * counter and with a real tokenizer, cached per message) and a `JSON.stringify(messages).length / 4`
  * check. Each is asked the same question before every send: does the transcript fit, and what do we
  * send? Each send comes after appending one turn of new message objects to a warm history.
@@ -8,7 +8,7 @@
  * The approximate counter is LangChain's `count_tokens_approximately` as its documentation defines
  * it (characters / 4, plus 3 tokens a message); the real one counts with js-tiktoken's o200k, the
  * tokenizer LangChain.js itself loads. Peers are measured at checkpoints and their totals integrated;
- * Headroom's total is measured over every send.
+ * Spillway's total is measured over every send.
  */
 import {
   AIMessage,
@@ -104,7 +104,7 @@ async function timeAsync(work: () => Promise<unknown>, runs: number): Promise<nu
 
 export interface PerSendPoint {
   messages: number;
-  headroom_ms: number;
+  spillway_ms: number;
   json_length_ms: number;
   langchain_approximate_ms: number;
   langchain_tiktoken_ms: number;
@@ -128,7 +128,7 @@ export async function benchPerSend(): Promise<Record<string, unknown>> {
   });
   const langchain = session.map(toLangChain);
 
-  // Headroom over every send of the growth: append one turn (two messages), fit.
+  // Spillway over every send of the growth: append one turn (two messages), fit.
   const manager = new ContextWindowManager({ contextLength: 1_000_000, model: 'gpt-4o' });
   const growing: Message[] = session.slice(0, 2);
   const started = performance.now();
@@ -136,7 +136,7 @@ export async function benchPerSend(): Promise<Record<string, unknown>> {
     growing.push(session[index] as Message, session[index + 1] as Message);
     manager.fit(request(growing));
   }
-  const headroomTotalMs = performance.now() - started;
+  const spillwayTotalMs = performance.now() - started;
 
   const points: PerSendPoint[] = [];
   for (const count of CHECKPOINTS) {
@@ -145,7 +145,7 @@ export async function benchPerSend(): Promise<Record<string, unknown>> {
     const warm = new ContextWindowManager({ contextLength: 1_000_000, model: 'gpt-4o' });
     warm.fit(request(prefix));
     // One send after appending one turn: the two new messages are new objects every time.
-    const headroom = time(() => warm.fit(request([...prefix, ...fresh()])), {
+    const spillway = time(() => warm.fit(request([...prefix, ...fresh()])), {
       warmup: 3,
       minRuns: 20,
       minMs: 200,
@@ -164,7 +164,7 @@ export async function benchPerSend(): Promise<Record<string, unknown>> {
     const tiktoken = await timeAsync(() => trimWith(tiktokenCounter, [...lcPrefix, ...lcFresh()]), 5);
     points.push({
       messages: count,
-      headroom_ms: round(headroom.medianMs, 3),
+      spillway_ms: round(spillway.medianMs, 3),
       json_length_ms: round(json.medianMs, 3),
       langchain_approximate_ms: round(approximate, 3),
       langchain_tiktoken_ms: round(tiktoken, 2),
@@ -187,15 +187,15 @@ export async function benchPerSend(): Promise<Record<string, unknown>> {
     sends: (session.length - 2) / 2,
     points,
     total_ms: {
-      headroom_measured: round(headroomTotalMs, 1),
+      spillway_measured: round(spillwayTotalMs, 1),
       json_length: integrate('json_length_ms'),
       langchain_approximate: integrate('langchain_approximate_ms'),
       langchain_tiktoken: integrate('langchain_tiktoken_ms'),
     },
-    at_2000_messages_ratio_over_headroom: {
-      json_length: round(last.json_length_ms / last.headroom_ms, 1),
-      langchain_approximate: round(last.langchain_approximate_ms / last.headroom_ms, 1),
-      langchain_tiktoken: round(last.langchain_tiktoken_ms / last.headroom_ms, 1),
+    at_2000_messages_ratio_over_spillway: {
+      json_length: round(last.json_length_ms / last.spillway_ms, 1),
+      langchain_approximate: round(last.langchain_approximate_ms / last.spillway_ms, 1),
+      langchain_tiktoken: round(last.langchain_tiktoken_ms / last.spillway_ms, 1),
     },
   };
 }

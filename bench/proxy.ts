@@ -1,6 +1,6 @@
 /**
- * `headroom serve` under load on loopback: the emulator in one process, the proxy (the real
- * `headroom serve` command, SQLite store) in another, autocannon in this one. The same requests go to
+ * `spillway serve` under load on loopback: the emulator in one process, the proxy (the real
+ * `spillway serve` command, SQLite store) in another, autocannon in this one. The same requests go to
  * the emulator directly and through the proxy in the same run; the difference in latency is what
  * the proxy adds. Every request carries a unique id, and the emulator's request log is checked for
  * requests lost or duplicated.
@@ -86,7 +86,7 @@ export interface ProxyBenchResult {
   addedP50Ms: number;
   addedP99Ms: number;
   throughputRatio: number;
-  /** The proxy's own `headroom_proxy_added_latency_seconds` histogram over the proxied phase. */
+  /** The proxy's own `spillway_proxy_added_latency_seconds` histogram over the proxied phase. */
   proxyReportedMeanMs: number;
   /** Requests sent through the proxy under load, and the chat requests the emulator saw meanwhile. */
   sent: number;
@@ -274,8 +274,8 @@ async function sequential(url: string, body: string, amount: number): Promise<Ph
 }
 
 function addedMean(metrics: string): { sum: number; count: number } {
-  const sum = Number(/^headroom_proxy_added_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? 0);
-  const count = Number(/^headroom_proxy_added_latency_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? 0);
+  const sum = Number(/^spillway_proxy_added_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? 0);
+  const count = Number(/^spillway_proxy_added_latency_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? 0);
   return { sum, count };
 }
 
@@ -295,8 +295,8 @@ export async function benchProxy({
   sequentialAmount = 300,
   timeoutSeconds = 30,
 }: BenchProxyOptions = {}): Promise<ProxyBenchResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-bench-proxy-'));
-  const emulator = spawnTsx([SELF], { HEADROOM_BENCH_ROLE: 'emulator' });
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-proxy-'));
+  const emulator = spawnTsx([SELF], { SPILLWAY_BENCH_ROLE: 'emulator' });
   let proxy: ChildProcess | undefined;
   try {
     const upstream = await firstLine(emulator, 'listening on ');
@@ -402,6 +402,6 @@ async function serveEmulator(): Promise<void> {
   process.stdout.write(`listening on ${emulator.url}\n`);
 }
 
-if (process.env.HEADROOM_BENCH_ROLE === 'emulator') await serveEmulator();
+if (process.env.SPILLWAY_BENCH_ROLE === 'emulator') await serveEmulator();
 else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
   console.log(JSON.stringify(await benchProxy(), null, 2));

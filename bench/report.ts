@@ -5,7 +5,7 @@
 import type { PerSendPoint } from './per-send.js';
 
 const SERIES: Array<{ key: keyof PerSendPoint; label: string; color: string }> = [
-  { key: 'headroom_ms', label: 'Headroom incremental fit', color: '#1b7f3b' },
+  { key: 'spillway_ms', label: 'Spillway incremental fit', color: '#1b7f3b' },
   { key: 'json_length_ms', label: 'JSON.stringify length / 4', color: '#7a7a7a' },
   { key: 'langchain_approximate_ms', label: 'LangChain trimMessages, approximate counter', color: '#c97a00' },
   { key: 'langchain_tiktoken_ms', label: 'LangChain trimMessages, js-tiktoken counter', color: '#b3261e' },
@@ -57,7 +57,7 @@ export function perSendReport(points: readonly PerSendPoint[], meta: { node: str
     )
     .join('');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Headroom benchmarks: per-send cost</title>
+<html lang="en"><head><meta charset="utf-8"><title>Spillway benchmarks: per-send cost</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}</style></head>
 <body><h1>Per-send cost against transcript length</h1>
 <p>Time to decide what to send after appending one turn, per strategy (log scale). Node ${meta.node}, ${meta.date}. Made by <code>npm run bench</code>.</p>

@@ -1,6 +1,6 @@
 /**
  * The tool-schema floor of a large MCP setup with and without deferred loading: five real stdio MCP
- * servers (the test fixture, 30 tools each, 150 in all) plus three built-ins, measured as Headroom
+ * servers (the test fixture, 30 tools each, 150 in all) plus three built-ins, measured as Spillway
  * estimates it (what the budget deducts) and as the emulators render and count it (the Qwen 2.5
  * template, o200k tokens: the tool block of the prompt, with and without the tools). Also the
  * 300-tool single server of the schema-floor scenario.

@@ -22,8 +22,8 @@ const asInfo = (detected: boolean, pattern: string): OverflowInfo => ({
 const GENERIC_ROWS = OVERFLOW_CATALOG.filter((row) => row.generic === true || row.kind === 'none');
 
 const DETECTORS: Record<string, (row: OverflowFixtureRow) => OverflowInfo> = {
-  headroom: (row) => classifyOverflow({ status: row.http_status ?? undefined, body: row.body }),
-  headroom_generic_rows_only: (row) =>
+  spillway: (row) => classifyOverflow({ status: row.http_status ?? undefined, body: row.body }),
+  spillway_generic_rows_only: (row) =>
     classifyOverflow({ status: row.http_status ?? undefined, body: row.body, catalog: GENERIC_ROWS }),
   litellm: (row) => asInfo(litellmDetects(row.body), 'litellm'),
   pi_opencode: (row) => asInfo(piDetects(row.body), 'pi'),

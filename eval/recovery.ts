@@ -8,7 +8,7 @@
  * - `threshold_compaction`: the common agent-CLI design: when characters / 4 passes 80% of the
  *   advertised window, summarize the older history with the model and keep the newest messages; an
  *   overflow from the provider ends the session.
- * - `headroom`: the tool loop with a ContextWindowManager (limits from the advertised figures, as
+ * - `spillway`: the tool loop with a ContextWindowManager (limits from the advertised figures, as
  *   the others) and the recovery chain.
  *
  * Reported per strategy: sessions completed and stuck, provider calls, prompt tokens sent, summary
@@ -39,7 +39,7 @@ import {
 } from '../src/providers/index.js';
 import { codingTools } from '../test/support/coding-tools.js';
 
-export const STRATEGIES = ['none', 'naive_trim', 'threshold_compaction', 'headroom'] as const;
+export const STRATEGIES = ['none', 'naive_trim', 'threshold_compaction', 'spillway'] as const;
 type Strategy = (typeof STRATEGIES)[number];
 
 interface Scenario {
@@ -215,7 +215,7 @@ const MCP_SERVER = new URL('../test/fixtures/mcp/tools-server.mjs', import.meta.
 
 /**
  * The session's tools: the coding tools, plus a real stdio MCP server's tools for the schema-heavy
- * scenario. Headroom loads MCP schemas on demand (deferred loading); the other strategies send them
+ * scenario. Spillway loads MCP schemas on demand (deferred loading); the other strategies send them
  * all, as clients without deferral do.
  */
 async function toolsFor(
@@ -231,7 +231,7 @@ async function toolsFor(
       args: [MCP_SERVER, '--name', 'github', '--domain', 'github', '--tools', String(scenario.schemaTools)],
     },
   });
-  const toolset = createToolset({ builtins: base, servers: [server], deferred: strategy === 'headroom' });
+  const toolset = createToolset({ builtins: base, servers: [server], deferred: strategy === 'spillway' });
   return { tools: () => toolset.tools(), close: () => server.close() };
 }
 
@@ -312,10 +312,10 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
       : toolset.tools;
     const result = await runToolLoop({
       client,
-      ...(strategy === 'headroom'
+      ...(strategy === 'spillway'
         ? { manager: new ContextWindowManager({ contextLength: window, outputCap, model: 'emulated' }) }
         : {}),
-      ...(strategy === 'headroom' ? {} : { maxTokens: outputCap }),
+      ...(strategy === 'spillway' ? {} : { maxTokens: outputCap }),
       model: 'emulated',
       messages,
       tools: pasteTools,

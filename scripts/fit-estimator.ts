@@ -151,7 +151,7 @@ function groundTruth(texts: string[]): Record<string, number[]> {
   const hash = createHash('sha256');
   for (const text of texts) hash.update(text).update('\u0000');
   const key = hash.digest('hex').slice(0, 16);
-  const directory = new URL('../node_modules/.cache/headroom-fit/', import.meta.url);
+  const directory = new URL('../node_modules/.cache/spillway-fit/', import.meta.url);
   mkdirSync(directory, { recursive: true });
   const counts: Record<string, number[]> = {};
   for (const [family, count] of Object.entries(FAMILIES)) {

@@ -1,6 +1,6 @@
 /**
  * Writes examples/long-session.json: a deterministic 40-turn coding session in OpenAI Chat format
- * (file reads, searches, test runs) of about 60k tokens, for `headroom fit` and `npm start`.
+ * (file reads, searches, test runs) of about 60k tokens, for `spillway fit` and `npm start`.
  * Run: `npx tsx scripts/make-example.ts`.
  */
 import { writeFileSync } from 'node:fs';

@@ -11,7 +11,7 @@ export interface ActionRequest {
 export type ConfirmAction = (request: ActionRequest) => Promise<boolean>;
 
 /**
- * The answer of `headroom chat -p`: nobody is there to ask, so actions are refused unless `--yes`
+ * The answer of `spillway chat -p`: nobody is there to ask, so actions are refused unless `--yes`
  * allowed them all.
  *
  * @example

@@ -9,7 +9,7 @@ import {
   tokenizerFamilyOf,
 } from '../core/index.js';
 
-/** Where the context goes, in estimated tokens (Headroom's estimator, uncalibrated). */
+/** Where the context goes, in estimated tokens (Spillway's estimator, uncalibrated). */
 export interface ContextBreakdown {
   /** The system prompt and everything up to the first user message. */
   head: { messages: number; tokens: number };

@@ -22,13 +22,13 @@ function failing(body: string, status = 400): ModelClient {
 }
 
 describe('resolveApiKey', () => {
-  it('takes the config key, then HEADROOM_API_KEY, then the format’s own variable', () => {
-    const env = { HEADROOM_API_KEY: 'h', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a' };
+  it('takes the config key, then SPILLWAY_API_KEY, then the format’s own variable', () => {
+    const env = { SPILLWAY_API_KEY: 'h', OPENAI_API_KEY: 'o', ANTHROPIC_API_KEY: 'a' };
     expect(resolveApiKey({ format: 'openai', configKey: 'c', env })).toEqual({
       apiKey: 'c',
       source: 'config api_key',
     });
-    expect(resolveApiKey({ format: 'openai', env })).toEqual({ apiKey: 'h', source: 'HEADROOM_API_KEY' });
+    expect(resolveApiKey({ format: 'openai', env })).toEqual({ apiKey: 'h', source: 'SPILLWAY_API_KEY' });
     expect(
       resolveApiKey({ format: 'anthropic', env: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o' } }),
     ).toEqual({

@@ -29,7 +29,7 @@ export function formatForBaseUrl(baseUrl: string | undefined): 'openai' | 'anthr
 
 /**
  * The API key: the config's `api_key` (written for the endpoint the config names), else
- * `HEADROOM_API_KEY`, else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` by format. A local server needs none.
+ * `SPILLWAY_API_KEY`, else `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` by format. A local server needs none.
  */
 export function resolveApiKey({
   format,
@@ -41,7 +41,7 @@ export function resolveApiKey({
   env?: NodeJS.ProcessEnv;
 }): { apiKey?: string; source: string } {
   if (configKey) return { apiKey: configKey, source: 'config api_key' };
-  if (env.HEADROOM_API_KEY) return { apiKey: env.HEADROOM_API_KEY, source: 'HEADROOM_API_KEY' };
+  if (env.SPILLWAY_API_KEY) return { apiKey: env.SPILLWAY_API_KEY, source: 'SPILLWAY_API_KEY' };
   const name = format === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
   if (env[name]) return { apiKey: env[name], source: name };
   return { source: 'none' };
@@ -103,7 +103,7 @@ export interface CreateChatClientOptions {
 }
 
 /**
- * The client `headroom chat` talks through.
+ * The client `spillway chat` talks through.
  *
  * @example
  * const client = createChatClient({ format: 'openai', baseUrl: 'http://127.0.0.1:8000/v1' });

@@ -8,7 +8,7 @@ import type { ActionRequest } from './confirm-action.js';
 import { createFileTools, READ_MAX_CHARS } from './file-tools.js';
 
 function project(): string {
-  const root = mkdtempSync(join(tmpdir(), 'headroom-tools-'));
+  const root = mkdtempSync(join(tmpdir(), 'spillway-tools-'));
   mkdirSync(join(root, 'src'));
   mkdirSync(join(root, 'node_modules', 'dep'), { recursive: true });
   writeFileSync(join(root, 'src', 'a.ts'), 'export const retryLimit = 3;\n// TODO: tune\n');

@@ -1,6 +1,6 @@
 /**
  * @module
- * `headroom chat`: an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, with
+ * `spillway chat`: an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, with
  * built-in file and command tools, MCP servers, a context meter, slash commands, overflow recovery
  * and sessions persisted in the SQLite store.
  *

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import type { LoopState } from '../loop/index.js';
 import type { SessionRecord, SessionStore } from '../store/index.js';
 
@@ -18,10 +18,10 @@ export function findSession(store: SessionStore, idOrPrefix: string): SessionRec
   if (exact) return exact;
   const matches = store.listSessions({ limit: 1_000 }).filter((session) => session.id.startsWith(idOrPrefix));
   if (matches.length === 1) return matches[0] as SessionRecord;
-  throw new HeadroomError(
+  throw new SpillwayError(
     'invalid_argument',
     matches.length === 0
-      ? `no session ${idOrPrefix}; /sessions (or headroom chat, then /sessions) lists them`
+      ? `no session ${idOrPrefix}; /sessions (or spillway chat, then /sessions) lists them`
       : `${matches.length} sessions start with ${idOrPrefix}; give more of the id`,
   );
 }

@@ -5,7 +5,7 @@
  */
 
 import type { ChatConfig } from '../config/chat-config.js';
-import { COMPRESSION_BANDS, ContextWindowManager, HeadroomError } from '../core/index.js';
+import { COMPRESSION_BANDS, ContextWindowManager, SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { type ResolvedLimits, resolveLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
@@ -28,7 +28,7 @@ export interface ChatFlags {
   format?: 'openai' | 'anthropic';
   contextLength?: number;
   outputCap?: number;
-  /** The session database (default `HEADROOM_STORE`, else the user's data directory). */
+  /** The session database (default `SPILLWAY_STORE`, else the user's data directory). */
   store?: string;
   /** A session to continue. */
   resume?: string;
@@ -108,9 +108,9 @@ export async function openChatSession({
   const baseUrl = configuredBase ?? DEFAULT_BASE_URLS[format];
   const model = flags.model ?? config.model;
   if (model === undefined)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
-      'give the model with --model ID, or set "model" in headroom.config.json',
+      'give the model with --model ID, or set "model" in spillway.config.json',
     );
   const { apiKey } = resolveApiKey({ format, ...(config.apiKey ? { configKey: config.apiKey } : {}), env });
   const client = createChatClient({

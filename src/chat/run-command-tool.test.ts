@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRunCommandTool } from './run-command-tool.js';
 
-const root = mkdtempSync(join(tmpdir(), 'headroom-run-'));
+const root = mkdtempSync(join(tmpdir(), 'spillway-run-'));
 
 describe('run_command', () => {
   it('runs in the project directory after the user allows it, with the exit code', async () => {

@@ -34,7 +34,7 @@ export interface InteractiveChatOptions {
 
 function banner(chat: OpenChat, printer: ChatPrinter): void {
   const { session, limits } = chat;
-  printer.line(`headroom chat · ${limits.model} at ${chat.baseUrl} (${chat.format})`);
+  printer.line(`spillway chat · ${limits.model} at ${chat.baseUrl} (${chat.format})`);
   printer.dim(
     `window ${session.window.toLocaleString('en-US')} · output cap ${limits.outputCap?.toLocaleString('en-US') ?? 'none'} · /limits for where they came from · /help for commands`,
   );
@@ -123,7 +123,7 @@ export async function runInteractiveChat({
       });
       if (before === undefined && chat.session.id !== undefined)
         printer.dim(
-          `session ${chat.session.id} (headroom chat --resume ${chat.session.id.slice(0, 8)} continues it)`,
+          `session ${chat.session.id} (spillway chat --resume ${chat.session.id.slice(0, 8)} continues it)`,
         );
       report(result, printer, chat);
     } catch (error) {

@@ -1,9 +1,9 @@
 /**
  * @module
- * `headroom chat -p "prompt"`: one task, the answer on stdout, notices on stderr when a person is
+ * `spillway chat -p "prompt"`: one task, the answer on stdout, notices on stderr when a person is
  * watching it, and errors as a plain line plus the JSON shape every command uses.
  */
-import { HeadroomError, type HeadroomErrorCode } from '../core/index.js';
+import { SpillwayError, type SpillwayErrorCode } from '../core/index.js';
 import type { LoopResult } from '../loop/index.js';
 import { createChatPrinter } from './chat-printer.js';
 import { formatMeter } from './format-chat.js';
@@ -12,20 +12,20 @@ import type { OpenChat } from './open-chat-session.js';
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
 /** The error a run that did not complete ends the command with. */
-export function resultError(result: LoopResult): HeadroomError | undefined {
+export function resultError(result: LoopResult): SpillwayError | undefined {
   if (result.reason === 'completed' || result.reason === 'max_iterations') return undefined;
-  const code: HeadroomErrorCode =
+  const code: SpillwayErrorCode =
     result.reason === 'context_truncated'
       ? 'context_truncated'
       : result.reason === 'aborted'
         ? 'aborted'
         : 'provider_error';
   const cause = result.error;
-  if (HeadroomError.isInstance(cause) && cause.code === code && cause.message === result.message)
+  if (SpillwayError.isInstance(cause) && cause.code === code && cause.message === result.message)
     return cause;
-  return new HeadroomError(code, result.message ?? `the run ended: ${result.reason}`, {
+  return new SpillwayError(code, result.message ?? `the run ended: ${result.reason}`, {
     ...(cause === undefined ? {} : { cause }),
-    data: { reason: result.reason, ...(HeadroomError.isInstance(cause) ? { detail: cause.toJSON() } : {}) },
+    data: { reason: result.reason, ...(SpillwayError.isInstance(cause) ? { detail: cause.toJSON() } : {}) },
   });
 }
 
@@ -55,7 +55,7 @@ export async function runPrintMode({
   stderr = process.stderr,
   json = false,
   signal,
-}: PrintModeOptions): Promise<{ result: LoopResult; error?: HeadroomError }> {
+}: PrintModeOptions): Promise<{ result: LoopResult; error?: SpillwayError }> {
   const watched = Boolean(stderr.isTTY);
   const notices = createChatPrinter({ output: stderr, color: watched && !process.env.NO_COLOR });
   const live = Boolean(stdout.isTTY) && !json;
@@ -87,6 +87,6 @@ export async function runPrintMode({
     notices.dim(formatMeter(chat.session.meter()));
     if (chat.session.id) notices.dim(`session ${chat.session.id}`);
   }
-  if (error) stderr.write(`headroom chat: ${error.message}\n`);
+  if (error) stderr.write(`spillway chat: ${error.message}\n`);
   return { result, ...(error ? { error } : {}) };
 }

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import type { ChatPrinter } from './chat-printer.js';
 import { CHAT_HELP, formatContext, formatLimits, formatMeter, formatSessions } from './format-chat.js';
 import type { OpenChat } from './open-chat-session.js';
@@ -80,7 +80,7 @@ export async function runSlashCommand({
           text: `resumed session ${record.id} (${record.messageCount} messages)`,
         });
       } catch (error) {
-        if (!HeadroomError.isInstance(error)) throw error;
+        if (!SpillwayError.isInstance(error)) throw error;
         printer.notice({ level: 'warning', text: error.message });
       }
       return undefined;

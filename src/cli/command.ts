@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 
-/** One `headroom` subcommand. */
+/** One `spillway` subcommand. */
 export interface Command {
   /** One line for the command list. */
   summary: string;
@@ -29,6 +29,6 @@ export function parseCommandArgs(
     });
     return { values: values as Record<string, string | boolean | string[] | undefined>, positionals };
   } catch (error) {
-    throw new HeadroomError('invalid_argument', `${(error as Error).message}\n\n${command.usage}`);
+    throw new SpillwayError('invalid_argument', `${(error as Error).message}\n\n${command.usage}`);
   }
 }

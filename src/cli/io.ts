@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 
 /** Exit codes every command shares. */
 export const EXIT_OK = 0;
@@ -10,7 +10,7 @@ export const EXIT_CONTEXT_TRUNCATED = 3;
 /** Reads a command's input: a file path, or `-` for standard input. */
 export async function readInput(source: string | undefined, what: string): Promise<string> {
   if (source === undefined)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `give the ${what} as a file path, or - to read standard input`,
     );
@@ -22,7 +22,7 @@ export async function readInput(source: string | undefined, what: string): Promi
   try {
     return await readFile(source, 'utf8');
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       { cause: error },
@@ -39,7 +39,7 @@ export function parseJson(
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HeadroomError(code, `${what} is not valid JSON: ${(error as Error).message}`);
+    throw new SpillwayError(code, `${what} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -50,7 +50,7 @@ export function printJson(value: unknown): void {
 
 /** Writes `{"error":{code,message,...}}` to standard error and returns the exit code for it. */
 export function reportError(error: unknown): number {
-  if (HeadroomError.isInstance(error)) {
+  if (SpillwayError.isInstance(error)) {
     process.stderr.write(`${JSON.stringify({ error: error.toJSON() })}\n`);
     if (error.code === 'context_truncated') return EXIT_CONTEXT_TRUNCATED;
     if (
@@ -76,7 +76,7 @@ export function integerFlag(
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!Number.isInteger(number) || number < min)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `--${flag} must be an integer >= ${min}, got ${JSON.stringify(value)}`,
     );
@@ -91,7 +91,7 @@ export function choiceFlag<T extends string>(
 ): T | undefined {
   if (value === undefined) return undefined;
   if (!(choices as readonly string[]).includes(value))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `--${flag} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`,
     );

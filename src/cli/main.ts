@@ -2,7 +2,7 @@ import type { Command } from './command.js';
 import { parseCommandArgs } from './command.js';
 import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
 
-/** The commands, loaded on demand so that `headroom estimate` never loads the proxy or the emulator. */
+/** The commands, loaded on demand so that `spillway estimate` never loads the proxy or the emulator. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   classify: async () => (await import('./commands/classify.js')).classifyCommand,
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
@@ -14,9 +14,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   limits: async () => (await import('./commands/limits.js')).limitsCommand,
 };
 
-const USAGE = `headroom — keep LLM agent loops inside the context window
+const USAGE = `spillway — keep LLM agent loops inside the context window
 
-usage: headroom <command> [options]   (every command: --help)
+usage: spillway <command> [options]   (every command: --help)
 
 commands:
 `;
@@ -28,7 +28,7 @@ async function usage(): Promise<string> {
   return USAGE + lines.join('\n') + '\n';
 }
 
-/** Runs the `headroom` command line and returns the exit code. */
+/** Runs the `spillway` command line and returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -46,7 +46,7 @@ export async function run(argv: string[]): Promise<number> {
   const load = COMMANDS[name];
   if (!load) {
     process.stderr.write(
-      `${JSON.stringify({ error: { code: 'invalid_argument', message: `unknown command ${JSON.stringify(name)}; run headroom --help for the list` } })}\n`,
+      `${JSON.stringify({ error: { code: 'invalid_argument', message: `unknown command ${JSON.stringify(name)}; run spillway --help for the list` } })}\n`,
     );
     return EXIT_BAD_INPUT;
   }

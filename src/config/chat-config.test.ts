@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyOverflow, type HeadroomError } from '../core/index.js';
+import { classifyOverflow, type SpillwayError } from '../core/index.js';
 import { chatConfigCandidates, loadChatConfig, parseChatConfig, safeParseChatConfig } from './chat-config.js';
 
-function rejection(value: unknown, source?: string): HeadroomError {
+function rejection(value: unknown, source?: string): SpillwayError {
   const result = safeParseChatConfig(value, source === undefined ? {} : { source });
   if (result.success) throw new Error('expected the config to be rejected');
   return result.error;
@@ -66,10 +66,10 @@ describe('parseChatConfig', () => {
   });
 
   it('names the path of an unknown key at the top, with the keys allowed', () => {
-    const error = rejection({ context_lenght: 8_192 }, 'headroom.config.json');
+    const error = rejection({ context_lenght: 8_192 }, 'spillway.config.json');
     expect(error.code).toBe('invalid_config');
     expect(error.message).toMatch(
-      /^headroom\.config\.json: context_lenght: unknown key; use one of base_url, /,
+      /^spillway\.config\.json: context_lenght: unknown key; use one of base_url, /,
     );
     expect(error.data.path).toBe('context_lenght');
   });
@@ -108,28 +108,28 @@ describe('parseChatConfig', () => {
 });
 
 describe('loadChatConfig', () => {
-  it('reads headroom.config.json in the working directory before the user config', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'headroom-home-'));
-    const cwd = mkdtempSync(join(tmpdir(), 'headroom-cwd-'));
-    mkdirSync(join(home, '.config', 'headroom'), { recursive: true });
-    writeFileSync(join(home, '.config', 'headroom', 'config.json'), JSON.stringify({ model: 'from-home' }));
+  it('reads spillway.config.json in the working directory before the user config', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'spillway-home-'));
+    const cwd = mkdtempSync(join(tmpdir(), 'spillway-cwd-'));
+    mkdirSync(join(home, '.config', 'spillway'), { recursive: true });
+    writeFileSync(join(home, '.config', 'spillway', 'config.json'), JSON.stringify({ model: 'from-home' }));
     const env = { HOME: home };
     expect((await loadChatConfig({ cwd, env })).model).toBe('from-home');
-    writeFileSync(join(cwd, 'headroom.config.json'), JSON.stringify({ model: 'from-cwd' }));
+    writeFileSync(join(cwd, 'spillway.config.json'), JSON.stringify({ model: 'from-cwd' }));
     const config = await loadChatConfig({ cwd, env });
     expect(config.model).toBe('from-cwd');
-    expect(config.source).toBe(join(cwd, 'headroom.config.json'));
-    expect(chatConfigCandidates({ cwd, env: { XDG_CONFIG_HOME: '/x' } })[1]).toBe('/x/headroom/config.json');
+    expect(config.source).toBe(join(cwd, 'spillway.config.json'));
+    expect(chatConfigCandidates({ cwd, env: { XDG_CONFIG_HOME: '/x' } })[1]).toBe('/x/spillway/config.json');
   });
 
   it('is empty when no file exists, and fails for a missing --config file', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'headroom-empty-'));
+    const empty = mkdtempSync(join(tmpdir(), 'spillway-empty-'));
     expect((await loadChatConfig({ cwd: empty, env: { HOME: empty } })).mcpServers).toEqual([]);
     await expect(loadChatConfig({ file: join(empty, 'nope.json') })).rejects.toThrow(/ENOENT/);
   });
 
   it('names the file when it is not JSON or not valid', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'headroom-bad-'));
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-bad-'));
     const file = join(dir, 'c.json');
     writeFileSync(file, '{ "model": ');
     await expect(loadChatConfig({ file })).rejects.toThrow(`${file}: not valid JSON`);

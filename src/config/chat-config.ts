@@ -1,7 +1,7 @@
 /**
  * @module
- * The `headroom chat` configuration file (`headroom.config.json` in the working directory, else
- * `~/.config/headroom/config.json`, or `--config FILE`): the endpoint, limits, compaction and recovery
+ * The `spillway chat` configuration file (`spillway.config.json` in the working directory, else
+ * `~/.config/spillway/config.json`, or `--config FILE`): the endpoint, limits, compaction and recovery
  * settings, user overflow rows, MCP servers and deferred tool loading. Validated with zod 4
  * `z.strictObject` at every depth, so a typo in a key fails with its path; overflow rows are compiled
  * by {@link compileOverflowPatterns}.
@@ -10,11 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { HeadroomError, type OverflowPattern } from '../core/index.js';
+import { type OverflowPattern, SpillwayError } from '../core/index.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 /** The file looked for in the working directory. */
-export const CHAT_CONFIG_FILE = 'headroom.config.json';
+export const CHAT_CONFIG_FILE = 'spillway.config.json';
 
 const positive = z.int().positive();
 /** A share of the prompt budget, for pressure thresholds. */
@@ -134,7 +134,7 @@ function allowedKeys(path: readonly PropertyKey[]): string[] {
   return [];
 }
 
-function shapeError(error: z.ZodError, prefix: string): HeadroomError {
+function shapeError(error: z.ZodError, prefix: string): SpillwayError {
   // An unknown key also leaves a union branch or a required key unmatched: report the unknown key.
   const issues = error.issues.flatMap((issue) =>
     issue.code === 'invalid_union'
@@ -150,7 +150,7 @@ function shapeError(error: z.ZodError, prefix: string): HeadroomError {
     const allowed = allowedKeys(base);
     message = allowed.length > 0 ? `unknown key; use one of ${allowed.join(', ')}` : 'unknown key';
   }
-  return new HeadroomError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
+  return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
     data: { path: where },
   });
 }
@@ -165,8 +165,8 @@ export interface ParseChatConfigOptions {
 
 /**
  * Validates a parsed chat configuration and compiles its overflow rows. Throws
- * `HeadroomError('invalid_config')` whose message starts with the source and the path of the first
- * problem: `headroom.config.json: mcp_servers.github.comand: unknown key; use one of command, …`.
+ * `SpillwayError('invalid_config')` whose message starts with the source and the path of the first
+ * problem: `spillway.config.json: mcp_servers.github.comand: unknown key; use one of command, …`.
  *
  * @example
  * const config = parseChatConfig({ base_url: 'http://127.0.0.1:8000/v1', model: 'qwen2.5-coder', context_length: 32_768 });
@@ -184,8 +184,8 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
         ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
       });
     } catch (error) {
-      if (!HeadroomError.isInstance(error)) throw error;
-      throw new HeadroomError('invalid_config', `${prefix}${error.message}`, {
+      if (!SpillwayError.isInstance(error)) throw error;
+      throw new SpillwayError('invalid_config', `${prefix}${error.message}`, {
         data: error.data,
         cause: error,
       });
@@ -228,11 +228,11 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
 export function safeParseChatConfig(
   value: unknown,
   options: ParseChatConfigOptions = {},
-): { success: true; config: ChatConfig } | { success: false; error: HeadroomError } {
+): { success: true; config: ChatConfig } | { success: false; error: SpillwayError } {
   try {
     return { success: true, config: parseChatConfig(value, options) };
   } catch (error) {
-    if (HeadroomError.isInstance(error)) return { success: false, error };
+    if (SpillwayError.isInstance(error)) return { success: false, error };
     throw error;
   }
 }
@@ -241,7 +241,7 @@ export function safeParseChatConfig(
 export interface LoadChatConfigOptions {
   /** An explicit file (`--config FILE`): it must exist. */
   file?: string;
-  /** Where `headroom.config.json` is looked for (default the working directory). */
+  /** Where `spillway.config.json` is looked for (default the working directory). */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   recheckTimeoutMs?: number;
@@ -253,7 +253,7 @@ export function chatConfigCandidates({
   env = process.env,
 }: Pick<LoadChatConfigOptions, 'cwd' | 'env'> = {}): string[] {
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return [resolve(cwd, CHAT_CONFIG_FILE), join(configHome, 'headroom', 'config.json')];
+  return [resolve(cwd, CHAT_CONFIG_FILE), join(configHome, 'spillway', 'config.json')];
 }
 
 async function readText(path: string): Promise<string | undefined> {
@@ -261,7 +261,7 @@ async function readText(path: string): Promise<string | undefined> {
     return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       { cause: error },
@@ -271,7 +271,7 @@ async function readText(path: string): Promise<string | undefined> {
 
 /**
  * Reads the chat configuration: `file` when given (it must exist), else the first of
- * `./headroom.config.json` and `$XDG_CONFIG_HOME/headroom/config.json` (`~/.config/…`) that exists;
+ * `./spillway.config.json` and `$XDG_CONFIG_HOME/spillway/config.json` (`~/.config/…`) that exists;
  * none is an empty configuration. Every error names the file.
  *
  * @example
@@ -283,14 +283,14 @@ export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promi
     const text = await readText(path);
     if (text === undefined) {
       if (options.file !== undefined)
-        throw new HeadroomError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
+        throw new SpillwayError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
       continue;
     }
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_config',
         `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
         { cause: error },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOverflow, type HeadroomError } from '../core/index.js';
+import { classifyOverflow, type SpillwayError } from '../core/index.js';
 import { compileOverflowPatterns, safeCompileOverflowPatterns } from './overflow-patterns.js';
 
-function rejection(rows: unknown): HeadroomError {
+function rejection(rows: unknown): SpillwayError {
   const result = safeCompileOverflowPatterns(rows);
   if (result.success) throw new Error('expected the rows to be rejected');
   return result.error;
@@ -81,7 +81,7 @@ describe('compileOverflowPatterns', () => {
       expect(result.error.message).toMatch(/could not be proven safe .* within 1 ms \(timeout\)/);
   });
 
-  it('throws HeadroomError from compileOverflowPatterns and names a custom config path', () => {
+  it('throws SpillwayError from compileOverflowPatterns and names a custom config path', () => {
     expect(() =>
       compileOverflowPatterns([{ name: 'x', kind: 'nope', regex: 'x' }], { path: 'proxy.overflow_patterns' }),
     ).toThrow(/^proxy\.overflow_patterns\[0\] \("x"\)\.kind/);

@@ -8,7 +8,7 @@
  */
 import { checkSync } from 'recheck';
 import { z } from 'zod';
-import { FIGURE_GROUPS, HeadroomError, OVERFLOW_KINDS, type OverflowPattern } from '../core/index.js';
+import { FIGURE_GROUPS, OVERFLOW_KINDS, type OverflowPattern, SpillwayError } from '../core/index.js';
 
 /** The longest user regex accepted: the checker's cost grows with the pattern. */
 export const MAX_USER_REGEX_LENGTH = 1_000;
@@ -49,8 +49,8 @@ function rowLabel(path: string, index: number, name: unknown): string {
   return `${path}[${index}]${typeof name === 'string' ? ` (${JSON.stringify(name)})` : ''}`;
 }
 
-function invalid(message: string, data: Record<string, unknown>, cause?: unknown): HeadroomError {
-  return new HeadroomError('invalid_config', message, { data, cause });
+function invalid(message: string, data: Record<string, unknown>, cause?: unknown): SpillwayError {
+  return new SpillwayError('invalid_config', message, { data, cause });
 }
 
 function checkShape(rows: unknown, path: string): OverflowPatternConfig[] {
@@ -104,7 +104,7 @@ function compileRow(row: OverflowPatternConfig, label: string, timeoutMs: number
 }
 
 /**
- * Validates and compiles user overflow rows. Throws `HeadroomError('invalid_config')` naming the row
+ * Validates and compiles user overflow rows. Throws `SpillwayError('invalid_config')` naming the row
  * for a wrong shape, an unknown kind, a duplicate name, invalid regex syntax, a named group that is
  * not a figure, or a regex recheck rates vulnerable or cannot decide within the time limit. Patterns
  * are compiled case-insensitive and run against the normalized text (`overflowScanText`).
@@ -138,11 +138,11 @@ export function compileOverflowPatterns(
 export function safeCompileOverflowPatterns(
   rows: unknown,
   options: CompileOverflowPatternsOptions = {},
-): { success: true; patterns: OverflowPattern[] } | { success: false; error: HeadroomError } {
+): { success: true; patterns: OverflowPattern[] } | { success: false; error: SpillwayError } {
   try {
     return { success: true, patterns: compileOverflowPatterns(rows, options) };
   } catch (error) {
-    if (HeadroomError.isInstance(error)) return { success: false, error };
+    if (SpillwayError.isInstance(error)) return { success: false, error };
     throw error;
   }
 }

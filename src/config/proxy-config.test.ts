@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyOverflow, type HeadroomError } from '../core/index.js';
+import { classifyOverflow, type SpillwayError } from '../core/index.js';
 import {
   loadProxyConfig,
   parseProxyConfig,
@@ -10,7 +10,7 @@ import {
   safeParseProxyConfig,
 } from './proxy-config.js';
 
-function rejection(value: unknown, source?: string): HeadroomError {
+function rejection(value: unknown, source?: string): SpillwayError {
   const result = safeParseProxyConfig(value, source === undefined ? {} : { source });
   if (result.success) throw new Error('expected the config to be rejected');
   return result.error;
@@ -94,7 +94,7 @@ describe('proxyModelSettings', () => {
 });
 
 describe('loadProxyConfig', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-proxy-config-'));
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-proxy-config-'));
 
   it('reads a file and names it in every error', async () => {
     const good = join(dir, 'good.json');

@@ -1,12 +1,12 @@
 /**
  * @module
- * The `headroom serve --config FILE` file: limits and recovery settings for the proxy, globally and
+ * The `spillway serve --config FILE` file: limits and recovery settings for the proxy, globally and
  * per upstream model, plus user overflow rows. Validated with zod 4 `z.strictObject` (a typo in a key
  * fails, naming its path); the overflow rows are compiled by {@link compileOverflowPatterns}.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { HeadroomError, type OverflowPattern } from '../core/index.js';
+import { type OverflowPattern, SpillwayError } from '../core/index.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 const positive = z.int().positive();
@@ -85,7 +85,7 @@ function pathText(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-function shapeError(error: z.ZodError, prefix: string): HeadroomError {
+function shapeError(error: z.ZodError, prefix: string): SpillwayError {
   // An unknown key also leaves its intended key missing: report the unknown key, it names the fix.
   const issue = error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? error.issues[0];
   const base = issue?.path ?? [];
@@ -97,14 +97,14 @@ function shapeError(error: z.ZodError, prefix: string): HeadroomError {
     const allowed = base.length === 0 ? Object.keys(PROXY_CONFIG.shape) : Object.keys(MODEL_SETTINGS_SHAPE);
     message = `unknown key; use one of ${allowed.join(', ')}`;
   }
-  return new HeadroomError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
+  return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
     data: { path: where },
   });
 }
 
 /**
  * Validates a parsed proxy configuration and compiles its overflow rows. Throws
- * `HeadroomError('invalid_config')` whose message starts with the source and the path of the first
+ * `SpillwayError('invalid_config')` whose message starts with the source and the path of the first
  * problem: `proxy.json: models["glm5.2"].context_lenght: unknown key; use one of context_length, …`.
  *
  * @example
@@ -123,8 +123,8 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
         ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
       });
     } catch (error) {
-      if (!HeadroomError.isInstance(error)) throw error;
-      throw new HeadroomError('invalid_config', `${prefix}${error.message}`, {
+      if (!SpillwayError.isInstance(error)) throw error;
+      throw new SpillwayError('invalid_config', `${prefix}${error.message}`, {
         data: error.data,
         cause: error,
       });
@@ -141,11 +141,11 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
 export function safeParseProxyConfig(
   value: unknown,
   options: ParseProxyConfigOptions = {},
-): { success: true; config: ProxyConfig } | { success: false; error: HeadroomError } {
+): { success: true; config: ProxyConfig } | { success: false; error: SpillwayError } {
   try {
     return { success: true, config: parseProxyConfig(value, options) };
   } catch (error) {
-    if (HeadroomError.isInstance(error)) return { success: false, error };
+    if (SpillwayError.isInstance(error)) return { success: false, error };
     throw error;
   }
 }
@@ -156,7 +156,7 @@ export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       { cause: error },
@@ -166,7 +166,7 @@ export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
       { cause: error },

@@ -1,6 +1,6 @@
 /**
  * @module
- * Headroom's core: pure, dependency-free, deterministic. No `node:` imports, no clock, no randomness,
+ * Spillway's core: pure, dependency-free, deterministic. No `node:` imports, no clock, no randomness,
  * no environment; what it needs is passed in.
  */
 

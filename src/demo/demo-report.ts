@@ -11,11 +11,11 @@ export interface DemoRunReport {
   prompt_tokens_max: number;
 }
 
-/** `headroom demo --json`: `{"profile":P,"turns":N,"runs":{"plain":R,"headroom":R}}`. */
+/** `spillway demo --json`: `{"profile":P,"turns":N,"runs":{"plain":R,"spillway":R}}`. */
 export interface DemoReport {
   profile: string;
   turns: number;
-  runs: { plain: DemoRunReport; headroom: DemoRunReport };
+  runs: { plain: DemoRunReport; spillway: DemoRunReport };
 }
 
 function runReport(run: DemoRun): DemoRunReport {
@@ -44,6 +44,6 @@ export function demoReport(result: DemoResult): DemoReport {
   return {
     profile: result.profile,
     turns: result.turns,
-    runs: { plain: runReport(result.runs.plain), headroom: runReport(result.runs.headroom) },
+    runs: { plain: runReport(result.runs.plain), spillway: runReport(result.runs.spillway) },
   };
 }

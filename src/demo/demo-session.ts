@@ -10,7 +10,7 @@ import type { LoopTool } from '../loop/index.js';
 
 /**
  * Files the agent reads, with result sizes in o200k tokens of a mid-sized TypeScript service. They
- * stay at or below 2,000 tokens so that each one fits the budget even for a model Headroom cannot
+ * stay at or below 2,000 tokens so that each one fits the budget even for a model Spillway cannot
  * place (the conservative estimate may count code at up to three times its o200k tokens).
  */
 const READS: ReadonlyArray<readonly [string, number]> = [

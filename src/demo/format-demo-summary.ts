@@ -32,30 +32,30 @@ export function stuckLine(run: DemoRun, result: DemoResult): string {
  * process.stdout.write(formatDemoSummary(result));
  */
 export function formatDemoSummary(result: DemoResult): string {
-  const { plain, headroom } = result.runs;
+  const { plain, spillway } = result.runs;
   const rows: Array<[string, string, string]> = [
-    ['', 'plain', 'headroom'],
+    ['', 'plain', 'spillway'],
     [
       'turns completed',
       `${plain.turnsCompleted} / ${result.turns}`,
-      `${headroom.turnsCompleted} / ${result.turns}`,
+      `${spillway.turnsCompleted} / ${result.turns}`,
     ],
     [
       'stuck',
       plain.stuck ? `yes (turn ${plain.stuckAt?.turn ?? plain.turnsCompleted + 1})` : 'no',
-      headroom.stuck ? `yes (turn ${headroom.stuckAt?.turn ?? headroom.turnsCompleted + 1})` : 'no',
+      spillway.stuck ? `yes (turn ${spillway.stuckAt?.turn ?? spillway.turnsCompleted + 1})` : 'no',
     ],
-    ['overflows: context', count(plain.overflows.context), count(headroom.overflows.context)],
-    ['overflows: budget', count(plain.overflows.budget), count(headroom.overflows.budget)],
-    ['overflows: output cap', count(plain.overflows.output_cap), count(headroom.overflows.output_cap)],
-    ['recoveries', count(plain.recoveries), count(headroom.recoveries)],
-    ['provider calls', count(plain.providerCalls), count(headroom.providerCalls)],
-    ['prompt tokens sent', count(plain.promptTokensSent), count(headroom.promptTokensSent)],
-    ['largest accepted prompt', count(plain.promptTokensMax), count(headroom.promptTokensMax)],
+    ['overflows: context', count(plain.overflows.context), count(spillway.overflows.context)],
+    ['overflows: budget', count(plain.overflows.budget), count(spillway.overflows.budget)],
+    ['overflows: output cap', count(plain.overflows.output_cap), count(spillway.overflows.output_cap)],
+    ['recoveries', count(plain.recoveries), count(spillway.recoveries)],
+    ['provider calls', count(plain.providerCalls), count(spillway.providerCalls)],
+    ['prompt tokens sent', count(plain.promptTokensSent), count(spillway.promptTokensSent)],
+    ['largest accepted prompt', count(plain.promptTokensMax), count(spillway.promptTokensMax)],
     [
       'prunes / compactions',
       `${plain.prunes.length} / ${plain.compactions.length}`,
-      `${headroom.prunes.length} / ${headroom.compactions.length}`,
+      `${spillway.prunes.length} / ${spillway.compactions.length}`,
     ],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -66,14 +66,14 @@ export function formatDemoSummary(result: DemoResult): string {
   const scale = result.profile === 'litellm-vllm' ? ` at ${result.scale} scale` : '';
   return [
     '',
-    `headroom demo · ${result.profile}${scale} · model ${result.model}`,
+    `spillway demo · ${result.profile}${scale} · model ${result.model}`,
     `  ${backendLine(result)}`,
-    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); headroom: fitted to the discovered limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
+    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); spillway: fitted to the discovered limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
     '',
     ...table,
     '',
     `  ${stuckLine(plain, result)}`,
-    `  ${stuckLine(headroom, result)}`,
+    `  ${stuckLine(spillway, result)}`,
     '',
   ].join('\n');
 }

@@ -1,7 +1,7 @@
 /**
  * @module
- * `headroom demo`: the embedded default. An emulated backend in-process and one scripted coding
- * session run twice, plain and through Headroom, with progress lines, a side-by-side summary, a JSON
+ * `spillway demo`: the embedded default. An emulated backend in-process and one scripted coding
+ * session run twice, plain and through Spillway, with progress lines, a side-by-side summary, a JSON
  * report and a self-contained HTML chart.
  *
  * @example

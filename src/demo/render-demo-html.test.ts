@@ -64,7 +64,7 @@ const result: DemoResult = {
       compactions: [],
       stuckAt,
     }),
-    headroom: run('headroom', {}),
+    spillway: run('spillway', {}),
   },
 };
 
@@ -82,7 +82,7 @@ describe('the demo report', () => {
     const html = renderDemoHtml(result);
     expect(html).toContain('<svg id="chart"');
     expect(html).toContain(`class="series plain" fill="none" stroke="${CHART_COLORS.plain}"`);
-    expect(html).toContain(`class="series headroom" fill="none" stroke="${CHART_COLORS.headroom}"`);
+    expect(html).toContain(`class="series spillway" fill="none" stroke="${CHART_COLORS.spillway}"`);
     expect(html).toContain('real window 21,000');
     expect(html).toContain('advertised 9,600');
     expect(html).toContain('plain&#39;s ceiling 11,400');
@@ -101,7 +101,7 @@ describe('the demo report', () => {
     expect(summary).toMatch(/overflows: budget\s+1\s+0/);
     const report = demoReport(result);
     expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs']);
-    expect(Object.keys(report.runs)).toEqual(['plain', 'headroom']);
+    expect(Object.keys(report.runs)).toEqual(['plain', 'spillway']);
     expect(Object.keys(report.runs.plain)).toEqual([
       'turns_completed',
       'stuck',

@@ -1,6 +1,6 @@
 /**
  * @module
- * `headroom demo --report FILE.html`: one self-contained page (inline SVG and CSS, no script, no
+ * `spillway demo --report FILE.html`: one self-contained page (inline SVG and CSS, no script, no
  * external asset, nothing fetched) charting prompt tokens per turn of both runs against the
  * advertised and the real window, with prunes, compactions and failures marked.
  */
@@ -11,7 +11,7 @@ import type { DemoRun } from './run-demo-session.js';
 /** The chart's colors (a test looks for them in a screenshot). */
 export const CHART_COLORS = {
   plain: '#1f77b4',
-  headroom: '#2ca02c',
+  spillway: '#2ca02c',
   realWindow: '#d62728',
   advertised: '#ff7f0e',
   failure: '#d62728',
@@ -79,11 +79,11 @@ function runSeries(run: DemoRun, scale: Scale, color: string): string {
 }
 
 function chart(result: DemoResult): string {
-  const { plain, headroom } = result.runs;
+  const { plain, spillway } = result.runs;
   const highest = Math.max(
     result.realWindow,
     result.advertised.contextLength,
-    ...[...plain.requests, ...headroom.requests].map((request) => request.promptTokens),
+    ...[...plain.requests, ...spillway.requests].map((request) => request.promptTokens),
   );
   const top = Math.ceil((highest * 1.08) / 1_000) * 1_000;
   // The largest prompt the plain run can send: the real window minus the max_tokens it asks for.
@@ -113,7 +113,7 @@ function chart(result: DemoResult): string {
     `<text x="${MARGIN.left + innerWidth + 8}" y="${scale.y(tokens) + 4}" class="note" fill="${color}">${escapeHtml(label)}</text>`;
   const legend = [
     [CHART_COLORS.plain, 'plain client'],
-    [CHART_COLORS.headroom, 'through Headroom'],
+    [CHART_COLORS.spillway, 'through Spillway'],
     [CHART_COLORS.failure, '✕ rejected request'],
     [CHART_COLORS.prune, '▼ turns pruned'],
     [CHART_COLORS.compaction, '◆ compaction'],
@@ -134,25 +134,25 @@ ${limit(result.realWindow, CHART_COLORS.realWindow, `real window ${count(result.
 ${limit(result.advertised.contextLength, CHART_COLORS.advertised, `advertised ${count(result.advertised.contextLength)}`, '8 5')}
 ${ceiling === undefined ? '' : limit(ceiling, CHART_COLORS.plain, `plain's ceiling ${count(ceiling)}`, '2 4')}
 ${runSeries(plain, scale, CHART_COLORS.plain)}
-${runSeries(headroom, scale, CHART_COLORS.headroom)}
+${runSeries(spillway, scale, CHART_COLORS.spillway)}
 ${legend}
 </svg>`;
 }
 
 function table(result: DemoResult): string {
-  const { plain, headroom } = result.runs;
+  const { plain, spillway } = result.runs;
   const row = (label: string, left: string | number, right: string | number) =>
     `<tr><th>${escapeHtml(label)}</th><td>${escapeHtml(String(left))}</td><td>${escapeHtml(String(right))}</td></tr>`;
   return `<table>
-<tr><th></th><th>plain</th><th>headroom</th></tr>
-${row('turns completed', `${plain.turnsCompleted} / ${result.turns}`, `${headroom.turnsCompleted} / ${result.turns}`)}
-${row('stuck', plain.stuck ? 'yes' : 'no', headroom.stuck ? 'yes' : 'no')}
-${row('overflows (context / budget / output cap)', `${plain.overflows.context} / ${plain.overflows.budget} / ${plain.overflows.output_cap}`, `${headroom.overflows.context} / ${headroom.overflows.budget} / ${headroom.overflows.output_cap}`)}
-${row('recoveries', plain.recoveries, headroom.recoveries)}
-${row('provider calls', plain.providerCalls, headroom.providerCalls)}
-${row('prompt tokens sent', count(plain.promptTokensSent), count(headroom.promptTokensSent))}
-${row('largest accepted prompt', count(plain.promptTokensMax), count(headroom.promptTokensMax))}
-${row('prunes / compactions', `${plain.prunes.length} / ${plain.compactions.length}`, `${headroom.prunes.length} / ${headroom.compactions.length}`)}
+<tr><th></th><th>plain</th><th>spillway</th></tr>
+${row('turns completed', `${plain.turnsCompleted} / ${result.turns}`, `${spillway.turnsCompleted} / ${result.turns}`)}
+${row('stuck', plain.stuck ? 'yes' : 'no', spillway.stuck ? 'yes' : 'no')}
+${row('overflows (context / budget / output cap)', `${plain.overflows.context} / ${plain.overflows.budget} / ${plain.overflows.output_cap}`, `${spillway.overflows.context} / ${spillway.overflows.budget} / ${spillway.overflows.output_cap}`)}
+${row('recoveries', plain.recoveries, spillway.recoveries)}
+${row('provider calls', plain.providerCalls, spillway.providerCalls)}
+${row('prompt tokens sent', count(plain.promptTokensSent), count(spillway.promptTokensSent))}
+${row('largest accepted prompt', count(plain.promptTokensMax), count(spillway.promptTokensMax))}
+${row('prunes / compactions', `${plain.prunes.length} / ${plain.compactions.length}`, `${spillway.prunes.length} / ${spillway.compactions.length}`)}
 </table>`;
 }
 
@@ -169,7 +169,7 @@ export function renderDemoHtml(result: DemoResult): string {
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>headroom demo · ${escapeHtml(result.profile)}</title>
+<title>spillway demo · ${escapeHtml(result.profile)}</title>
 <style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
 h1 { font-size: 20px; margin: 0 0 4px; }
@@ -181,13 +181,13 @@ svg text.note { font-size: 11px; }
 </style>
 </head>
 <body>
-<h1>headroom demo · ${escapeHtml(result.profile)}${escapeHtml(scale)} · ${escapeHtml(result.model)}</h1>
+<h1>spillway demo · ${escapeHtml(result.profile)}${escapeHtml(scale)} · ${escapeHtml(result.model)}</h1>
 <p>${escapeHtml(backendLine(result))}.</p>
-<p>The same ${result.turns}-turn scripted coding session, once through a plain client (the full transcript, max_tokens as advertised) and once through Headroom.</p>
+<p>The same ${result.turns}-turn scripted coding session, once through a plain client (the full transcript, max_tokens as advertised) and once through Spillway.</p>
 ${chart(result)}
 ${table(result)}
 <p>${escapeHtml(stuckLine(result.runs.plain, result))}.</p>
-<p>${escapeHtml(stuckLine(result.runs.headroom, result))}.</p>
+<p>${escapeHtml(stuckLine(result.runs.spillway, result))}.</p>
 </body>
 </html>
 `;

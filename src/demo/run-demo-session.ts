@@ -1,7 +1,7 @@
 /**
  * @module
  * One demo run: the scripted session through one client, plain (the full transcript, `max_tokens`
- * as advertised) or through Headroom (a manager, recovery), with what happened at every request.
+ * as advertised) or through Spillway (a manager, recovery), with what happened at every request.
  */
 import type { ContextWindowManager, OverflowKind } from '../core/index.js';
 import type { Emulator } from '../emulator/index.js';
@@ -19,7 +19,7 @@ export interface DemoRequest {
   promptTokens: number;
   maxTokens?: number;
   accepted: boolean;
-  /** How Headroom classified the rejection. */
+  /** How Spillway classified the rejection. */
   overflow?: DemoOverflowKind;
   /** The window the rejection stated. */
   window?: number;
@@ -27,7 +27,7 @@ export interface DemoRequest {
 
 /** What one run did. */
 export interface DemoRun {
-  name: 'plain' | 'headroom';
+  name: 'plain' | 'spillway';
   reason: LoopResult['reason'];
   message?: string;
   turnsCompleted: number;
@@ -54,7 +54,7 @@ export interface RunDemoSessionOptions {
   emulator: Emulator;
   client: ModelClient;
   model: string;
-  /** Headroom's run has one; the plain run has none. */
+  /** Spillway's run has one; the plain run has none. */
   manager?: ContextWindowManager;
   /** The plain run's fixed `max_tokens`. */
   maxTokens?: number;

@@ -1,10 +1,10 @@
 /**
  * @module
- * `headroom demo`: an emulated backend in-process, and the same scripted coding session run twice
- * against it, once through a plain client and once through Headroom.
+ * `spillway demo`: an emulated backend in-process, and the same scripted coding session run twice
+ * against it, once through a plain client and once through Spillway.
  */
 import { chooseReserve } from '../chat/index.js';
-import { ContextWindowManager, HeadroomError } from '../core/index.js';
+import { ContextWindowManager, SpillwayError } from '../core/index.js';
 import {
   ANTHROPIC_DEFAULTS,
   type EmulatorProfileName,
@@ -69,9 +69,9 @@ export interface DemoResult {
   advertised: ResolvedLimits;
   /** The window the backend really enforces. */
   realWindow: number;
-  /** The reserve Headroom fitted with (undefined: the output cap). */
+  /** The reserve Spillway fitted with (undefined: the output cap). */
   reserve?: number;
-  runs: { plain: DemoRun; headroom: DemoRun };
+  runs: { plain: DemoRun; spillway: DemoRun };
 }
 
 const count = (value: number | undefined): string =>
@@ -111,7 +111,7 @@ function clientFor(format: 'openai' | 'anthropic', url: string): ModelClient {
 
 /**
  * Starts the emulator, discovers what it advertises, and runs the session plain and through
- * Headroom, reporting each turn through `onProgress`. No network beyond loopback, no API key.
+ * Spillway, reporting each turn through `onProgress`. No network beyond loopback, no API key.
  *
  * @example
  * const result = await runDemo({ onProgress: console.log });
@@ -125,7 +125,7 @@ export async function runDemo({
   onProgress,
 }: RunDemoOptions = {}): Promise<DemoResult> {
   if (!Number.isInteger(turns) || turns < 2)
-    throw new HeadroomError('invalid_argument', `turns must be an integer >= 2, got ${turns}`);
+    throw new SpillwayError('invalid_argument', `turns must be an integer >= 2, got ${turns}`);
   const session = demoSession({ turns, seed });
   const backend = backendOf(profile, scale);
   const emulator = await startEmulator({
@@ -160,8 +160,8 @@ export async function runDemo({
       ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
       ...(reserve === undefined ? {} : { reserve }),
     });
-    const headroom = await runDemoSession({
-      name: 'headroom',
+    const spillway = await runDemoSession({
+      name: 'spillway',
       session,
       emulator,
       client: clientFor(format, emulator.url),
@@ -177,7 +177,7 @@ export async function runDemo({
       advertised,
       realWindow: backend.window,
       ...(reserve === undefined ? {} : { reserve }),
-      runs: { plain, headroom },
+      runs: { plain, spillway },
     };
   } finally {
     await emulator.close();

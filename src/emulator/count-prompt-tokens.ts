@@ -1,4 +1,4 @@
-import { detectFormat, HeadroomError } from '../core/index.js';
+import { detectFormat, SpillwayError } from '../core/index.js';
 import { IM_END, IM_START, renderChatTemplate, type TemplateInput } from './chat-template.js';
 import { getTokenizer, type Tokenizer, type TokenizerName } from './tokenizer.js';
 import { anthropicToTemplate, openAIToTemplate } from './wire-to-template.js';
@@ -32,7 +32,7 @@ function bodyObject(body: unknown): Record<string, unknown> {
     try {
       value = JSON.parse(body);
     } catch (error) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_request',
         `the request is not valid JSON (${(error as Error).message})`,
       );
@@ -44,7 +44,7 @@ function bodyObject(body: unknown): Record<string, unknown> {
     Array.isArray(value) ||
     !Array.isArray((value as { messages?: unknown }).messages)
   )
-    throw new HeadroomError('invalid_request', 'the request must be a JSON object with a "messages" array');
+    throw new SpillwayError('invalid_request', 'the request must be a JSON object with a "messages" array');
   return value as Record<string, unknown>;
 }
 
@@ -83,7 +83,7 @@ export function countRenderedTokens(rendered: string, tokenizer: Tokenizer): num
  * against.
  *
  * @example
- * import { countPromptTokens } from 'headroom/emulator';
+ * import { countPromptTokens } from 'spillway/emulator';
  * countPromptTokens({ model: 'm', messages: [{ role: 'user', content: 'Hello' }] }).tokens; // 30
  */
 export function countPromptTokens(

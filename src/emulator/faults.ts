@@ -1,4 +1,4 @@
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { createRandom } from './random.js';
 
 /**
@@ -77,7 +77,7 @@ export function faultFor(
 /** Checks fault rules given as JSON; fails with `invalid_config` naming the first wrong field. */
 export function parseFaults(value: unknown): FaultRule[] {
   const fail = (path: string, problem: string): never => {
-    throw new HeadroomError('invalid_config', `faults${path} ${problem}`, {
+    throw new SpillwayError('invalid_config', `faults${path} ${problem}`, {
       data: { path: `faults${path}` },
     });
   };

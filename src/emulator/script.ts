@@ -1,4 +1,4 @@
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { fillerProse } from './filler-text.js';
 import { createRandom } from './random.js';
 
@@ -129,7 +129,7 @@ export function resolveReply(
 }
 
 function fail(path: string, problem: string): never {
-  throw new HeadroomError('invalid_config', `script${path} ${problem}`, { data: { path: `script${path}` } });
+  throw new SpillwayError('invalid_config', `script${path} ${problem}`, { data: { path: `script${path}` } });
 }
 
 function checkCount(value: unknown, path: string): void {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { parseFaults } from './faults.js';
 import { type ChatContext, handleChat } from './handle-chat.js';
 import { readBody, sendReply } from './http.js';
@@ -12,7 +12,7 @@ import type { Emulator, EmulatorOptions, EmulatorRequestRecord } from './types.j
 
 function positiveInteger(value: number | undefined, name: string, min = 1): void {
   if (value !== undefined && (!Number.isInteger(value) || value < min))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`,
     );
@@ -38,7 +38,7 @@ function urlHost(host: string): string {
  *
  * @example
  * import OpenAI from 'openai';
- * import { startEmulator } from 'headroom/emulator';
+ * import { startEmulator } from 'spillway/emulator';
  *
  * const emulator = await startEmulator({ profile: 'vllm', contextLength: 8_192 });
  * const client = new OpenAI({ baseURL: `${emulator.url}/v1`, apiKey: 'unused' });
@@ -49,12 +49,12 @@ function urlHost(host: string): string {
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
   const { port = 0, host = '127.0.0.1', seed = 0 } = options;
   positiveInteger(port, 'port', 0);
-  if (port > 65_535) throw new HeadroomError('invalid_config', `port must be <= 65535, got ${port}`);
+  if (port > 65_535) throw new SpillwayError('invalid_config', `port must be <= 65535, got ${port}`);
   positiveInteger(options.contextLength, 'contextLength');
   positiveInteger(options.outputCap, 'outputCap');
   positiveInteger(seed, 'seed', 0);
   if (options.scale !== undefined && !(options.scale > 0 && Number.isFinite(options.scale)))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `scale must be a number > 0, got ${JSON.stringify(options.scale)}`,
     );

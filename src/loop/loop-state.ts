@@ -3,7 +3,7 @@
  * A run's state between sends: everything needed to suspend it after a turn and resume it later, in
  * another process, with the same result as a run that never stopped. Plain JSON.
  */
-import { HeadroomError, type ManagerState, type Message } from '../core/index.js';
+import { type ManagerState, type Message, SpillwayError } from '../core/index.js';
 
 /** Usage added up over a run. */
 export interface UsageTotals {
@@ -45,7 +45,7 @@ export function parseLoopState(text: string): LoopState {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `the saved run state is not valid JSON (${(error as Error).message}); pass the text serializeLoopState wrote`,
     );
@@ -57,9 +57,9 @@ export function parseLoopState(text: string): LoopState {
     typeof state.iterations !== 'number' ||
     typeof state.usage !== 'object'
   ) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
-      'the saved run state is not a Headroom loop state (version 1 with messages, iterations and usage)',
+      'the saved run state is not a Spillway loop state (version 1 with messages, iterations and usage)',
     );
   }
   return state as LoopState;

@@ -7,10 +7,10 @@ import {
   type ContextWindowManager,
   contentText,
   type FitResult,
-  HeadroomError,
   type Message,
   type OverflowInfo,
   recoverFromOverflow,
+  SpillwayError,
   type Summarizer,
   type ToolMessage,
 } from '../core/index.js';
@@ -142,7 +142,7 @@ export async function runToolLoop(options: RunToolLoopOptions): Promise<LoopResu
     : createLoopState(options.messages ?? []);
   if (options.resume?.manager && manager) manager.restore(options.resume.manager);
   if (state.messages.length === 0)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       'runToolLoop needs messages (at least the user task) or a state to resume',
     );
@@ -362,7 +362,7 @@ async function sendBounded({
     let response: ModelResponse;
     try {
       response = await withSpan(
-        'headroom.send',
+        'spillway.send',
         {
           iteration,
           estimate: fit?.estimate,
@@ -444,7 +444,7 @@ async function sendBounded({
             end: {
               reason: 'context_truncated',
               message:
-                result.message ?? 'nothing Headroom can send fits the window; the conversation is kept',
+                result.message ?? 'nothing Spillway can send fits the window; the conversation is kept',
               error,
             },
           };

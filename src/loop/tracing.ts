@@ -21,7 +21,7 @@ let tracer: Promise<Tracer | undefined> | undefined;
 
 function loadTracer(): Promise<Tracer | undefined> {
   tracer ??= import('@opentelemetry/api').then(
-    (api) => api.trace.getTracer('headroom') as unknown as Tracer,
+    (api) => api.trace.getTracer('spillway') as unknown as Tracer,
     () => undefined,
   );
   return tracer;
@@ -33,7 +33,7 @@ export async function withSpan<T>(name: string, attributes: Attributes, work: ()
   if (!active) return work();
   return active.startActiveSpan(name, async (span) => {
     for (const [key, value] of Object.entries(attributes))
-      if (value !== undefined) span.setAttribute(`headroom.${key}`, value);
+      if (value !== undefined) span.setAttribute(`spillway.${key}`, value);
     try {
       return await work();
     } catch (error) {

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { type McpServerConfig, SERVER_NAME } from './mcp-server-config.js';
 import { mcpResultText } from './mcp-tool-content.js';
 
@@ -61,8 +61,8 @@ export interface ConnectMcpServerOptions {
   clientInfo?: { name: string; version: string };
 }
 
-function fail(server: string, message: string, cause?: unknown): HeadroomError {
-  return new HeadroomError('provider_error', `MCP server ${server}: ${message}`, {
+function fail(server: string, message: string, cause?: unknown): SpillwayError {
+  return new SpillwayError('provider_error', `MCP server ${server}: ${message}`, {
     cause,
     data: { server },
     retryable: true,
@@ -85,10 +85,10 @@ export async function connectMcpServer({
   server,
   timeoutMs = DEFAULT_LIST_TIMEOUT_MS,
   signal,
-  clientInfo = { name: 'headroom', version: '0.1.0' },
+  clientInfo = { name: 'spillway', version: '0.1.0' },
 }: ConnectMcpServerOptions): Promise<McpConnection> {
   if (!SERVER_NAME.test(server.name))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `MCP server name ${JSON.stringify(server.name)} must be 1–32 letters, digits, "_" or "-"`,
     );

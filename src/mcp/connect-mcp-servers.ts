@@ -2,7 +2,7 @@
  * @module
  * Several MCP servers at once; one that fails is reported, not fatal.
  */
-import type { HeadroomError } from '../core/index.js';
+import type { SpillwayError } from '../core/index.js';
 import { type ConnectMcpServerOptions, connectMcpServer, type McpConnection } from './connect-mcp-server.js';
 import type { McpServerConfig } from './mcp-server-config.js';
 
@@ -11,7 +11,7 @@ export interface McpServers {
   /** Connected servers, in the order given. */
   connections: McpConnection[];
   /** Servers that failed, each with a `provider_error` naming it. */
-  failures: { name: string; error: HeadroomError }[];
+  failures: { name: string; error: SpillwayError }[];
   /** Closes every connection. */
   close(): Promise<void>;
 }
@@ -33,7 +33,7 @@ export async function connectMcpServers({
   const failures: McpServers['failures'] = [];
   settled.forEach((outcome, index) => {
     if (outcome.status === 'fulfilled') connections.push(outcome.value);
-    else failures.push({ name: servers[index]?.name ?? '', error: outcome.reason as HeadroomError });
+    else failures.push({ name: servers[index]?.name ?? '', error: outcome.reason as SpillwayError });
   });
   return {
     connections,

@@ -3,7 +3,7 @@
  * The tools of a run: built-ins and MCP servers' tools, each attributed to its source, with
  * deferred loading for large MCP setups.
  */
-import { type Content, HeadroomError, type ToolDefinition } from '../core/index.js';
+import { type Content, SpillwayError, type ToolDefinition } from '../core/index.js';
 import { DEFAULT_CALL_TIMEOUT_MS, type McpConnection } from './connect-mcp-server.js';
 import { qualifiedToolName } from './qualified-tool-name.js';
 
@@ -172,7 +172,7 @@ export function createToolset({
   else
     for (const name of options.alwaysLoaded ?? []) {
       if (!mcpTools.has(name))
-        throw new HeadroomError(
+        throw new SpillwayError(
           'invalid_config',
           `alwaysLoaded names ${JSON.stringify(name)}, which no connected MCP server lists; use a name like ${catalog[0]?.name ?? 'server__tool'}`,
         );
@@ -287,7 +287,7 @@ export function createToolset({
           ? loadTool
           : (builtinTools.find((entry) => entry.name === name) ?? mcpTools.get(name));
       if (!tool)
-        throw new HeadroomError(
+        throw new SpillwayError(
           'invalid_argument',
           `no tool is called ${JSON.stringify(name)}; the model called a tool it was not given`,
         );

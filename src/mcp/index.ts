@@ -5,7 +5,7 @@
  * schemas on demand when a large setup would crowd the window.
  *
  * @example
- * import { connectMcpServers, createToolset, parseMcpServers } from 'headroom/mcp';
+ * import { connectMcpServers, createToolset, parseMcpServers } from 'spillway/mcp';
  * const { connections, failures } = await connectMcpServers({ servers: parseMcpServers(config) });
  * const toolset = createToolset({ builtins, servers: connections, deferred: true });
  * const request = { ...base, tools: toolset.definitions() };

@@ -4,9 +4,9 @@
  * strict schemas so a typo fails with its path.
  */
 import { z } from 'zod';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 
-/** A server Headroom spawns and talks to over stdio. */
+/** A server Spillway spawns and talks to over stdio. */
 export interface McpStdioServerConfig {
   /** The name tools are attributed to and qualified with (`github` → `github__create_issue`). */
   name: string;
@@ -60,7 +60,7 @@ export function parseMcpServers(value: unknown): McpServerConfig[] {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = issue?.path.join('.') ?? '';
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `MCP configuration${path ? ` at ${path}` : ''}: ${issue?.message ?? 'invalid'}; expected {"mcpServers":{"name":{"command":…}|{"url":…}}}`,
       { data: { path } },

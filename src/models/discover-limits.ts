@@ -2,7 +2,7 @@
  * @module
  * Live discovery: asks a running inference server which window it enforces.
  */
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
 import { DISCOVERY_PROBES, type DiscoveredLimits } from './discovery-probes.js';
 
@@ -47,14 +47,14 @@ export function serverRoot(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `base URL ${JSON.stringify(baseUrl)} is not a URL; give one like http://localhost:8000/v1`,
       { cause: error },
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new HeadroomError('invalid_argument', `base URL ${baseUrl} must be http: or https:`);
+    throw new SpillwayError('invalid_argument', `base URL ${baseUrl} must be http: or https:`);
   const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
   return `${url.origin}${path}`;
 }

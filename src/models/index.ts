@@ -5,7 +5,7 @@
  * config > learned > discovery > catalog > fallback.
  *
  * @example
- * import { resolveLimits } from 'headroom/models';
+ * import { resolveLimits } from 'spillway/models';
  * const limits = await resolveLimits({ model: 'gpt-4o-2024-08-06' });
  * // { model: 'gpt-4o-2024-08-06', contextLength: 128000, outputCap: 16384, source: { contextLength: 'catalog', outputCap: 'catalog' }, … }
  */

@@ -2,7 +2,7 @@
  * @module
  * The one resolution order for a model's limits, each figure reported with where it came from.
  */
-import { FALLBACK_CONTEXT_LENGTH, HeadroomError, isPlausibleWindow } from '../core/index.js';
+import { FALLBACK_CONTEXT_LENGTH, isPlausibleWindow, SpillwayError } from '../core/index.js';
 import { type DiscoverLimitsOptions, discoverLimits } from './discover-limits.js';
 import type { DiscoveredLimits } from './discovery-probes.js';
 import { type CatalogMatch, lookupModel } from './model-catalog.js';
@@ -50,7 +50,7 @@ function checkConfig(config: LimitValues | undefined): void {
   for (const key of ['contextLength', 'outputCap'] as const) {
     const value = config?.[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
-      throw new HeadroomError('invalid_config', `config.${key} must be a positive integer, got ${value}`);
+      throw new SpillwayError('invalid_config', `config.${key} must be a positive integer, got ${value}`);
   }
 }
 
@@ -91,7 +91,7 @@ export async function resolveLimits({
   ...discovery
 }: ResolveLimitsOptions): Promise<ResolvedLimits> {
   if (typeof model !== 'string' || model.trim() === '')
-    throw new HeadroomError('invalid_argument', 'model must be a non-empty model id, such as gpt-4o');
+    throw new SpillwayError('invalid_argument', 'model must be a non-empty model id, such as gpt-4o');
   checkConfig(config);
   const fromLearned = learnedFor(learned, model);
   const open = (key: keyof LimitValues) => config?.[key] === undefined && fromLearned[key] === undefined;

@@ -1,8 +1,8 @@
 import {
   type AssistantMessage,
   type ChatRequest,
-  HeadroomError,
   readOpenAIMessage,
+  SpillwayError,
   type ToolCall,
   toOpenAIChat,
 } from '../core/index.js';
@@ -204,7 +204,7 @@ async function readStream(response: Response, { signal, onEvent }: SendOptions):
 }
 
 function assistantOf(message: ReturnType<typeof readOpenAIMessage>): AssistantMessage {
-  if (message.role !== 'assistant') throw new HeadroomError('internal', 'expected an assistant message');
+  if (message.role !== 'assistant') throw new SpillwayError('internal', 'expected an assistant message');
   return message;
 }
 

@@ -1,4 +1,4 @@
-import { classifyOverflow, HeadroomError, type OverflowInfo } from '../core/index.js';
+import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
 
 /** How a send failed. */
 export type ProviderFailure =
@@ -42,7 +42,7 @@ export interface ProviderErrorDetails {
  * A failed provider send: status, headers (credentials removed), body, and what the failure means
  * for the next request (`overflow`). An overflow is never retryable unchanged, whatever its status.
  */
-export class ProviderError extends HeadroomError {
+export class ProviderError extends SpillwayError {
   readonly failure: ProviderFailure;
   readonly status: number | undefined;
   readonly headers: Record<string, string>;
@@ -74,6 +74,6 @@ export class ProviderError extends HeadroomError {
   }
 
   static override isInstance(value: unknown): value is ProviderError {
-    return HeadroomError.isInstance(value) && 'failure' in value && 'overflow' in value;
+    return SpillwayError.isInstance(value) && 'failure' in value && 'overflow' in value;
   }
 }

@@ -1,6 +1,6 @@
 /**
  * @module
- * Headroom's estimator with a process-wide memory of the texts it counted. A proxy reads every
+ * Spillway's estimator with a process-wide memory of the texts it counted. A proxy reads every
  * request anew, so the manager's per-object estimate cache never sees the same message twice; the
  * same tool results and messages come back on every turn of a conversation, though, and counting a
  * text is the bulk of fitting it. The counts are the estimator's own, so fitting is unchanged.

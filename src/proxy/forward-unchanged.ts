@@ -1,11 +1,11 @@
 /**
  * @module
  * Requests the proxy does not fit (`/v1/models`, embeddings, files, anything else, and chat bodies
- * Headroom cannot read) go upstream as they came, and their answers come back byte for byte,
+ * Spillway cannot read) go upstream as they came, and their answers come back byte for byte,
  * streamed.
  */
 import { pipeline } from 'node:stream/promises';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { type Exchange, type ProxyRuntime, sendProxyError, upstreamUrl } from './proxy-runtime.js';
 import { forwardedRequestHeaders, forwardedResponseHeaders, sendUpstream } from './upstream-request.js';
 
@@ -50,7 +50,7 @@ export async function forwardUnchanged({
     await pipeline(upstream, response);
   } catch (error) {
     if (signal.aborted) return;
-    if (HeadroomError.isInstance(error) && error.code === 'provider_error') {
+    if (SpillwayError.isInstance(error) && error.code === 'provider_error') {
       runtime.metrics.upstreamErrors.add({ reason: 'unreachable' });
       sendProxyError(exchange, {
         status: 502,

@@ -2,7 +2,7 @@
  * @module
  * A chat request through the proxy: read, fitted to the upstream model's window, sent, and on an
  * upstream overflow recovered and retried once. What cannot be fitted is answered 400
- * `context_length_exceeded` with Headroom's explanation, never sent.
+ * `context_length_exceeded` with Spillway's explanation, never sent.
  */
 
 import { proxyModelSettings } from '../config/proxy-config.js';
@@ -10,10 +10,10 @@ import {
   type Calibration,
   type ChatRequest,
   ContextTruncatedError,
-  HeadroomError,
   type OverflowInfo,
   type RequestFormat,
   readRequest,
+  SpillwayError,
   writeRequest,
 } from '../core/index.js';
 import { applyStoredPrefix, conversationKey, prefixFromCompaction } from './conversation-prefix.js';
@@ -27,14 +27,14 @@ import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-l
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
 
-/** The `x-headroom-*` headers of a fitted request. */
-export function headroomHeaders(fit: UpstreamFit, recovery: string): Record<string, string> {
+/** The `x-spillway-*` headers of a fitted request. */
+export function spillwayHeaders(fit: UpstreamFit, recovery: string): Record<string, string> {
   return {
-    'x-headroom-estimate': String(fit.estimate),
-    'x-headroom-budget': String(fit.budget),
-    'x-headroom-window': String(fit.window),
-    'x-headroom-pruned-turns': String(fit.droppedTurns),
-    'x-headroom-recovery': recovery,
+    'x-spillway-estimate': String(fit.estimate),
+    'x-spillway-budget': String(fit.budget),
+    'x-spillway-window': String(fit.window),
+    'x-spillway-pruned-turns': String(fit.droppedTurns),
+    'x-spillway-recovery': recovery,
   };
 }
 
@@ -199,9 +199,9 @@ export async function handleChatRequest({
   try {
     request = readRequest(value, { format });
   } catch (error) {
-    if (!HeadroomError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
-    // Not a conversation Headroom can read: the upstream is the judge of what it accepts.
-    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-headroom-fit': 'skipped' } });
+    if (!SpillwayError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
+    // Not a conversation Spillway can read: the upstream is the judge of what it accepts.
+    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
     return;
   }
 
@@ -222,16 +222,16 @@ export async function handleChatRequest({
     if (ContextTruncatedError.isInstance(error)) {
       metrics.contextExceeded.add();
       runtime.log({ level: 'warn', event: 'context_exceeded', model: request.model, message: error.message });
-      contextExceeded(exchange, `Headroom: ${error.message}`, {
-        'x-headroom-estimate': String(error.details.estimate),
-        'x-headroom-budget': String(error.details.budget),
-        'x-headroom-window': String(error.details.window),
-        'x-headroom-recovery': 'none',
+      contextExceeded(exchange, `Spillway: ${error.message}`, {
+        'x-spillway-estimate': String(error.details.estimate),
+        'x-spillway-budget': String(error.details.budget),
+        'x-spillway-window': String(error.details.window),
+        'x-spillway-recovery': 'none',
       });
       return;
     }
-    if (HeadroomError.isInstance(error) && error.code === 'invalid_transcript') {
-      await forwardUnchanged({ runtime, exchange, body, headers: { 'x-headroom-fit': 'skipped' } });
+    if (SpillwayError.isInstance(error) && error.code === 'invalid_transcript') {
+      await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
       return;
     }
     throw error;
@@ -249,7 +249,7 @@ export async function handleChatRequest({
       runtime,
       exchange,
       body: bodyOf(current, body),
-      headers: headroomHeaders(current, recovery),
+      headers: spillwayHeaders(current, recovery),
       lastEstimate: current.estimate,
       window: current.window,
     });
@@ -285,8 +285,8 @@ export async function handleChatRequest({
       metrics.contextExceeded.add();
       contextExceeded(
         exchange,
-        `Headroom: ${result.message ?? 'nothing smaller can be sent'}. The upstream said: ${said}`,
-        headroomHeaders(fit, recovery),
+        `Spillway: ${result.message ?? 'nothing smaller can be sent'}. The upstream said: ${said}`,
+        spillwayHeaders(fit, recovery),
       );
       return;
     }
@@ -304,8 +304,8 @@ export async function handleChatRequest({
       metrics.contextExceeded.add();
       contextExceeded(
         exchange,
-        `Headroom: the upstream rejected the request as too long (${overflow.kind}), and again after recovery (${result.steps.join('; ')}); it was retried once. The upstream said: ${redactSecrets(upstreamMessage(outcome.text), exchange.secrets)}`,
-        headroomHeaders(fit, recovery),
+        `Spillway: the upstream rejected the request as too long (${overflow.kind}), and again after recovery (${result.steps.join('; ')}); it was retried once. The upstream said: ${redactSecrets(upstreamMessage(outcome.text), exchange.secrets)}`,
+        spillwayHeaders(fit, recovery),
       );
       return;
     }

@@ -1,12 +1,12 @@
 /**
  * @module
- * `headroom/proxy`: an OpenAI-compatible HTTP proxy that makes any client overflow-proof. Every chat
+ * `spillway/proxy`: an OpenAI-compatible HTTP proxy that makes any client overflow-proof. Every chat
  * request is fitted to the upstream model's window before it goes upstream, upstream overflows are
  * recovered and retried once, and state that must outlive a request (learned limits, calibration,
  * sticky conversation state) lives in a memory, SQLite or Redis store.
  *
  * @example
- * import { startProxy } from 'headroom/proxy';
+ * import { startProxy } from 'spillway/proxy';
  * const proxy = await startProxy({ upstream: 'http://localhost:8000', store: 'redis://127.0.0.1:6379' });
  * // point any OpenAI client at `${proxy.url}/v1`
  */

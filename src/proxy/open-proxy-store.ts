@@ -2,7 +2,7 @@
  * @module
  * `--store memory|sqlite[:PATH]|redis://…`: the store a spec names.
  */
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
 import { createRedisProxyStore } from './redis-proxy-store.js';
 import { createSqliteProxyStore } from './sqlite-proxy-store.js';
@@ -20,11 +20,11 @@ export function openProxyStore(spec: string): ProxyStore {
   if (spec.startsWith('sqlite:')) {
     const path = spec.slice('sqlite:'.length);
     if (path === '')
-      throw new HeadroomError('invalid_argument', 'sqlite:PATH needs a path, such as sqlite:/tmp/proxy.db');
+      throw new SpillwayError('invalid_argument', 'sqlite:PATH needs a path, such as sqlite:/tmp/proxy.db');
     return createSqliteProxyStore({ path });
   }
   if (/^rediss?:\/\//.test(spec)) return createRedisProxyStore({ url: spec });
-  throw new HeadroomError(
+  throw new SpillwayError(
     'invalid_argument',
     `unknown store ${JSON.stringify(spec)}; use memory, sqlite, sqlite:PATH or redis://HOST:PORT`,
   );

@@ -54,27 +54,27 @@ class Counter {
  * @example
  * const metrics = new ProxyMetrics();
  * metrics.recoveries.add({ kind: 'budget', action: 'lower_max_tokens' });
- * metrics.render(); // '# HELP headroom_proxy_requests_total …'
+ * metrics.render(); // '# HELP spillway_proxy_requests_total …'
  */
 export class ProxyMetrics {
-  readonly requests = new Counter('headroom_proxy_requests_total', 'Requests answered, by route and status.');
-  readonly fits = new Counter('headroom_proxy_fits_total', 'Chat requests fitted before going upstream.');
-  readonly prunes = new Counter('headroom_proxy_prunes_total', 'Fitted requests that dropped whole turns.');
-  readonly prunedTurns = new Counter('headroom_proxy_pruned_turns_total', 'Whole turns dropped by fitting.');
+  readonly requests = new Counter('spillway_proxy_requests_total', 'Requests answered, by route and status.');
+  readonly fits = new Counter('spillway_proxy_fits_total', 'Chat requests fitted before going upstream.');
+  readonly prunes = new Counter('spillway_proxy_prunes_total', 'Fitted requests that dropped whole turns.');
+  readonly prunedTurns = new Counter('spillway_proxy_pruned_turns_total', 'Whole turns dropped by fitting.');
   readonly recoveries = new Counter(
-    'headroom_proxy_recoveries_total',
+    'spillway_proxy_recoveries_total',
     'Upstream overflows recovered or given up, by overflow kind and action.',
   );
   readonly contextExceeded = new Counter(
-    'headroom_proxy_context_exceeded_total',
-    'Requests answered 400 context_length_exceeded because nothing Headroom can build fits.',
+    'spillway_proxy_context_exceeded_total',
+    'Requests answered 400 context_length_exceeded because nothing Spillway can build fits.',
   );
   readonly upstreamErrors = new Counter(
-    'headroom_proxy_upstream_errors_total',
+    'spillway_proxy_upstream_errors_total',
     'Upstream failures, by reason (unreachable, status, stream_error, interrupted).',
   );
   readonly storeErrors = new Counter(
-    'headroom_proxy_store_errors_total',
+    'spillway_proxy_store_errors_total',
     'Store reads and writes that failed.',
   );
   readonly #counts = LATENCY_BUCKETS.map(() => 0);
@@ -97,7 +97,7 @@ export class ProxyMetrics {
 
   /** Everything, in the Prometheus text format. */
   render(): string {
-    const name = 'headroom_proxy_added_latency_seconds';
+    const name = 'spillway_proxy_added_latency_seconds';
     const histogram = [
       `# HELP ${name} Time the proxy adds to a chat request (reading, fitting, store, relaying), upstream time excluded.`,
       `# TYPE ${name} histogram`,

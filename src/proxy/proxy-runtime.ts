@@ -61,7 +61,7 @@ export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
   return new URL(`${runtime.upstreamRoot}${path}`);
 }
 
-/** Answers with a proxy error in the route's format; extra headers (x-headroom-*) ride along. */
+/** Answers with a proxy error in the route's format; extra headers (x-spillway-*) ride along. */
 export function sendProxyError(
   exchange: Exchange,
   error: ProxyErrorInfo,

@@ -8,7 +8,7 @@ import type { Calibration, Message } from '../core/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** Every key starts with this, so a shared Redis can hold other data too. */
-export const PROXY_KEY_PREFIX = 'headroom:proxy:v1:';
+export const PROXY_KEY_PREFIX = 'spillway:proxy:v1:';
 
 /** How long a conversation's state is kept after its last request (7 days). */
 export const CONVERSATION_TTL_SECONDS = 7 * 24 * 3_600;

@@ -7,7 +7,7 @@ import { ProxyState } from './proxy-state.js';
 import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
 import { createSqliteProxyStore } from './sqlite-proxy-store.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'headroom-proxy-store-'));
+const dir = mkdtempSync(join(tmpdir(), 'spillway-proxy-store-'));
 
 const stores: [string, (now: () => number) => ProxyStore][] = [
   ['memory', (now) => createMemoryProxyStore({ now })],
@@ -96,10 +96,10 @@ describe('ProxyState', () => {
 
   it('ignores values that are not what it wrote', async () => {
     const store = createMemoryProxyStore();
-    await store.set('headroom:proxy:v1:calibration:m', '{"factor":"high"}');
-    await store.set('headroom:proxy:v1:limits:m', 'not json');
+    await store.set('spillway:proxy:v1:calibration:m', '{"factor":"high"}');
+    await store.set('spillway:proxy:v1:limits:m', 'not json');
     await store.set(
-      'headroom:proxy:v1:conversation:c',
+      'spillway:proxy:v1:conversation:c',
       '{"prefix":{"covered":"2","hash":1,"replacement":{}},"manager":{"compression":{}}}',
     );
     const state = new ProxyState({ store });

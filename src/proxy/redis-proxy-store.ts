@@ -5,7 +5,7 @@
  * whichever instance serves it.
  */
 import { Redis } from 'ioredis';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** How long one Redis command may take before the request goes on without stored state. */
@@ -30,7 +30,7 @@ export function createRedisProxyStore({
   commandTimeoutMs?: number;
 }): ProxyStore {
   if (!/^rediss?:\/\//.test(url))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       'the Redis store needs a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
     );
@@ -46,7 +46,7 @@ export function createRedisProxyStore({
       lazyConnect: false,
     });
   } catch (error) {
-    throw new HeadroomError('invalid_config', `cannot use the Redis store: ${(error as Error).message}`, {
+    throw new SpillwayError('invalid_config', `cannot use the Redis store: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -4,7 +4,7 @@
  * error that is not an overflow) or, for an overflow the client has not seen any of yet, handed
  * back for recovery.
  */
-import { classifyOverflow, HeadroomError, type OverflowInfo } from '../core/index.js';
+import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
 import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
 import { relayStream } from './relay-stream.js';
 import {
@@ -62,7 +62,7 @@ export interface SendChatAttemptOptions {
   runtime: ProxyRuntime;
   exchange: Exchange;
   body: Buffer;
-  /** `x-headroom-*` headers for the client's response. */
+  /** `x-spillway-*` headers for the client's response. */
   headers: Record<string, string>;
   /** The fitted estimate and window, for classifying a bare 413. */
   lastEstimate: number;
@@ -159,7 +159,7 @@ export async function sendChatAttempt({
     return { kind: 'forwarded', status, ...(promptTokens === undefined ? {} : { promptTokens }) };
   } catch (error) {
     if (signal.aborted) return { kind: 'aborted' };
-    if (HeadroomError.isInstance(error) && error.code === 'provider_error') {
+    if (SpillwayError.isInstance(error) && error.code === 'provider_error') {
       runtime.metrics.upstreamErrors.add({ reason: 'unreachable' });
       return { kind: 'unreachable', message: error.message };
     }

@@ -1,11 +1,11 @@
 /**
  * @module
- * The SQLite proxy store: one key-value table in its own file, the default of `headroom serve`.
+ * The SQLite proxy store: one key-value table in its own file, the default of `spillway serve`.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import { defaultStorePath } from '../store/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS proxy_state (
 ) WITHOUT ROWID;
 `;
 
-/** `proxy.db` beside the session store's file (`$XDG_DATA_HOME/headroom/`, or `HEADROOM_STORE`'s folder). */
+/** `proxy.db` beside the session store's file (`$XDG_DATA_HOME/spillway/`, or `SPILLWAY_STORE`'s folder). */
 export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): string {
   return join(dirname(defaultStorePath(env)), 'proxy.db');
 }
@@ -27,7 +27,7 @@ export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): str
  * machine can share the file). Expired rows are skipped on read and swept on open.
  *
  * @example
- * const store = createSqliteProxyStore({ path: '/var/lib/headroom/proxy.db' });
+ * const store = createSqliteProxyStore({ path: '/var/lib/spillway/proxy.db' });
  */
 export function createSqliteProxyStore({
   path = defaultProxyStorePath(),
@@ -46,7 +46,7 @@ export function createSqliteProxyStore({
     db.exec(SCHEMA);
     db.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
   } catch (error) {
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `cannot open the proxy store at ${path}: ${(error as Error).message}; check the path and its permissions, or use --store memory`,
       { cause: error },

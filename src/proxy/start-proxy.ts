@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ProxyConfig } from '../config/proxy-config.js';
-import { HeadroomError, type RequestFormat } from '../core/index.js';
+import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { DiscoveryCache, serverRoot } from '../models/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { handleChatRequest } from './handle-chat-request.js';
@@ -19,14 +19,14 @@ import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './read-request-body.js'
 import { redactSecrets, secretsOf } from './redact-secrets.js';
 import { createUpstreamAgents } from './upstream-request.js';
 
-/** The port `headroom serve` listens on unless told otherwise. */
-export const DEFAULT_PROXY_PORT = 8787;
+/** The port `spillway serve` listens on unless told otherwise. */
+export const DEFAULT_PROXY_PORT = 8421;
 
 /** Options of {@link startProxy}. */
 export interface ProxyOptions {
   /** The upstream server: `http://host:port`, with or without a trailing `/v1`, any base path kept. */
   upstream: string;
-  /** Default 8787; 0 picks a free port. */
+  /** Default 8421; 0 picks a free port. */
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
@@ -67,12 +67,12 @@ function routeOf(method: string, pathname: string, format: RequestFormat): strin
  * Starts the proxy. Every `POST /v1/chat/completions` (and, with `upstreamFormat: 'anthropic'`,
  * `POST /v1/messages`) is fitted to the upstream model's window and sent; an upstream overflow is
  * recovered and retried once; what cannot fit is answered 400 `context_length_exceeded`. Every other
- * path is forwarded unchanged. Responses carry `x-headroom-estimate`, `x-headroom-budget`,
- * `x-headroom-pruned-turns` and `x-headroom-recovery`; `GET /healthz` and `GET /metrics` report.
+ * path is forwarded unchanged. Responses carry `x-spillway-estimate`, `x-spillway-budget`,
+ * `x-spillway-pruned-turns` and `x-spillway-recovery`; `GET /healthz` and `GET /metrics` report.
  *
  * @example
  * import OpenAI from 'openai';
- * import { startProxy } from 'headroom/proxy';
+ * import { startProxy } from 'spillway/proxy';
  *
  * const proxy = await startProxy({ upstream: 'http://localhost:8000', port: 0 });
  * const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: process.env.API_KEY });
@@ -82,11 +82,11 @@ function routeOf(method: string, pathname: string, format: RequestFormat): strin
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const { port = DEFAULT_PROXY_PORT, host = '127.0.0.1', upstreamFormat = 'openai', config } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new HeadroomError('invalid_config', `port must be an integer in 0…65535, got ${port}`);
+    throw new SpillwayError('invalid_config', `port must be an integer in 0…65535, got ${port}`);
   const upstreamRoot = serverRoot(options.upstream);
   const maxBodyBytes = options.maxBodyBytes ?? config?.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes <= 0)
-    throw new HeadroomError('invalid_config', `maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
+    throw new SpillwayError('invalid_config', `maxBodyBytes must be a positive integer, got ${maxBodyBytes}`);
   const ownsStore = typeof options.store !== 'object';
   const store = typeof options.store === 'object' ? options.store : openProxyStore(options.store ?? 'memory');
   const metrics = new ProxyMetrics();
@@ -195,7 +195,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       log({ level: 'error', event: 'internal_error', route, message });
       sendProxyError(exchange, {
         status: 500,
-        message: `Headroom proxy failed: ${message}; please report this`,
+        message: `Spillway proxy failed: ${message}; please report this`,
         type: 'server_error',
         code: 'internal_error',
       });
@@ -209,7 +209,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
       reject(
-        new HeadroomError('invalid_config', `cannot listen on ${host}:${port}: ${error.message}`, {
+        new SpillwayError('invalid_config', `cannot listen on ${host}:${port}: ${error.message}`, {
           cause: error,
         }),
       ),

@@ -11,7 +11,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { HeadroomError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 
 /** Request headers that belong to one hop and are never forwarded. */
 const HOP_BY_HOP = new Set([
@@ -102,7 +102,7 @@ export function sendUpstream({
 }: SendUpstreamOptions): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new HeadroomError('aborted', 'the client went away before the request was sent'));
+      reject(new SpillwayError('aborted', 'the client went away before the request was sent'));
       return;
     }
     const secure = url.protocol === 'https:';
@@ -117,14 +117,14 @@ export function sendUpstream({
     outgoing.once('error', (error: NodeJS.ErrnoException) => {
       if (signal?.aborted) {
         reject(
-          new HeadroomError('aborted', 'the client went away; the upstream request was cancelled', {
+          new SpillwayError('aborted', 'the client went away; the upstream request was cancelled', {
             cause: error,
           }),
         );
         return;
       }
       reject(
-        new HeadroomError(
+        new SpillwayError(
           'provider_error',
           `cannot reach the upstream ${url.origin}: ${error.code ?? error.message}`,
           {

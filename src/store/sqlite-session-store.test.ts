@@ -12,7 +12,7 @@ afterEach(() => {
 });
 
 function tempPath(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'headroom-store-'));
+  const directory = mkdtempSync(join(tmpdir(), 'spillway-store-'));
   directories.push(directory);
   return join(directory, 'sessions.db');
 }
@@ -118,9 +118,9 @@ describe('SqliteSessionStore', () => {
     expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 21_000, outputCap: 4_096 } });
   });
 
-  it('puts the default file under the user data directory unless HEADROOM_STORE says otherwise', () => {
-    expect(defaultStorePath({ XDG_DATA_HOME: '/data' })).toBe('/data/headroom/sessions.db');
-    expect(defaultStorePath({ HEADROOM_STORE: '/tmp/x.db' })).toBe('/tmp/x.db');
+  it('puts the default file under the user data directory unless SPILLWAY_STORE says otherwise', () => {
+    expect(defaultStorePath({ XDG_DATA_HOME: '/data' })).toBe('/data/spillway/sessions.db');
+    expect(defaultStorePath({ SPILLWAY_STORE: '/tmp/x.db' })).toBe('/tmp/x.db');
   });
 
   it('fails with a clear error when the file cannot be opened', () => {
@@ -128,7 +128,7 @@ describe('SqliteSessionStore', () => {
     new SqliteSessionStore(file).close();
     // A path below a regular file can never be created.
     expect(() => new SqliteSessionStore(join(file, 'nested', 'sessions.db'))).toThrow(
-      /cannot open the session store at .*HEADROOM_STORE/,
+      /cannot open the session store at .*SPILLWAY_STORE/,
     );
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HeadroomError, type Message } from '../core/index.js';
+import { type Message, SpillwayError } from '../core/index.js';
 import type {
   CompactionRecord,
   CompactionWrite,
@@ -67,15 +67,15 @@ CREATE TABLE IF NOT EXISTS learned_limits (
 );
 `;
 
-/** The embedded default database file: `$XDG_DATA_HOME/headroom/sessions.db`, else `~/.local/share/headroom/sessions.db`. */
+/** The embedded default database file: `$XDG_DATA_HOME/spillway/sessions.db`, else `~/.local/share/spillway/sessions.db`. */
 export function defaultStorePath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.HEADROOM_STORE) return env.HEADROOM_STORE;
+  if (env.SPILLWAY_STORE) return env.SPILLWAY_STORE;
   const base =
     env.XDG_DATA_HOME ||
     (process.platform === 'darwin'
       ? join(homedir(), 'Library', 'Application Support')
       : join(homedir(), '.local', 'share'));
-  return join(base, 'headroom', 'sessions.db');
+  return join(base, 'spillway', 'sessions.db');
 }
 
 interface SessionRow {
@@ -118,9 +118,9 @@ export class SqliteSessionStore implements SessionStore {
       this.#db.pragma('busy_timeout = 5000');
       this.#db.exec(SCHEMA);
     } catch (error) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_config',
-        `cannot open the session store at ${path}: ${(error as Error).message}; check the path and its permissions, or set HEADROOM_STORE`,
+        `cannot open the session store at ${path}: ${(error as Error).message}; check the path and its permissions, or set SPILLWAY_STORE`,
         { cause: error },
       );
     }
@@ -145,7 +145,7 @@ export class SqliteSessionStore implements SessionStore {
         )
         .run(id, title ?? null, model ?? null, meta ? JSON.stringify(meta) : null, now, now);
     } catch (error) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `cannot create session ${id}: ${(error as Error).message}`,
         { cause: error },
@@ -226,7 +226,7 @@ export class SqliteSessionStore implements SessionStore {
       const order: number[] = compaction.transcript.map((item) => {
         if ('message' in item) return (inserted[next++] as StoredMessage).seq;
         if (!bySeq.has(item.seq))
-          throw new HeadroomError(
+          throw new SpillwayError(
             'invalid_argument',
             `compaction keeps message ${item.seq}, which is not in the live transcript of session ${sessionId}`,
           );
@@ -355,7 +355,7 @@ export class SqliteSessionStore implements SessionStore {
 
   #require(sessionId: string): void {
     if (!this.#db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(sessionId)) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `no session ${sessionId} in ${this.path}; list sessions to find its id`,
       );

@@ -9,11 +9,11 @@ export type GptEncoding = 'o200k_base' | 'cl100k_base';
 /**
  * An exact {@link TokenCounter} for OpenAI models, built on gpt-tokenizer. Text is counted in
  * pieces of at most 2 KB cut at whitespace, which keeps one long unbroken run from stalling the
- * tokenizer. About 20× slower than Headroom's estimator (see `npm run bench`): use it where the exact
+ * tokenizer. About 20× slower than Spillway's estimator (see `npm run bench`): use it where the exact
  * count matters more than the time.
  *
  * @example
- * import { createGptTokenizerCounter } from 'headroom/gpt-tokenizer';
+ * import { createGptTokenizerCounter } from 'spillway/gpt-tokenizer';
  * const manager = new ContextWindowManager({ contextLength: 128_000, counter: createGptTokenizerCounter('o200k_base') });
  */
 export function createGptTokenizerCounter(encoding: GptEncoding = 'o200k_base'): TokenCounter {

@@ -1,6 +1,6 @@
 /**
  * @module
- * Exact token counters, as an alternative to Headroom's estimator. `headroom/gpt-tokenizer` loads
+ * Exact token counters, as an alternative to Spillway's estimator. `spillway/gpt-tokenizer` loads
  * gpt-tokenizer's vocabularies; importing the root package never does.
  */
 export { chunkText } from './chunk-text.js';

@@ -19,7 +19,7 @@ import {
   wrapLanguageModel,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AdapterEvent, headroomMiddleware } from '../../src/adapters/ai-sdk/index.js';
+import { type AdapterEvent, spillwayMiddleware } from '../../src/adapters/ai-sdk/index.js';
 import { classifyOverflow } from '../../src/core/index.js';
 import {
   codingAgentScript,
@@ -85,7 +85,7 @@ function expectRecovered(events: AdapterEvent[], overflows: string[]): void {
     expect(recovery.type === 'recovery' && recovery.action).not.toBe('give_up');
 }
 
-describe('headroomMiddleware against the emulators', () => {
+describe('spillwayMiddleware against the emulators', () => {
   it('completes the 40-turn session with generateText and stopWhen, recovering the overflow that fails it without', async () => {
     // gpt-4o: the catalog says 128,000 tokens; this deployment serves 16,000.
     const server = await emulator({
@@ -114,7 +114,7 @@ describe('headroomMiddleware against the emulators', () => {
     const events: AdapterEvent[] = [];
     const model: LanguageModel = wrapLanguageModel({
       model: provider.chatModel('gpt-4o'),
-      middleware: headroomMiddleware({ onEvent: (event) => events.push(event) }),
+      middleware: spillwayMiddleware({ onEvent: (event) => events.push(event) }),
     });
     const result = await generateText({ model, ...session });
     expect(result.finishReason).toBe('stop');
@@ -162,7 +162,7 @@ describe('headroomMiddleware against the emulators', () => {
     const events: AdapterEvent[] = [];
     const model = wrapLanguageModel({
       model: provider('claude-sonnet-4-5'),
-      middleware: headroomMiddleware({ onEvent: (event) => events.push(event) }),
+      middleware: spillwayMiddleware({ onEvent: (event) => events.push(event) }),
     });
     const result = streamText({ model, ...streamed });
     expect(await result.finishReason).toBe('stop');

@@ -7,7 +7,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AdapterEvent, withHeadroom } from '../../src/adapters/anthropic/index.js';
+import { type AdapterEvent, withSpillway } from '../../src/adapters/anthropic/index.js';
 import { classifyOverflow } from '../../src/core/index.js';
 import { codingAgentScript, type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 
@@ -73,7 +73,7 @@ async function runSession(client: Anthropic): Promise<{ turns: number; error?: u
   }
 }
 
-describe('withHeadroom (@anthropic-ai/sdk) against the Anthropic emulator', () => {
+describe('withSpillway (@anthropic-ai/sdk) against the Anthropic emulator', () => {
   it('completes the 40-turn session with create and stream, recovering the overflow that fails it without', async () => {
     const server = await startEmulator({
       profile: 'anthropic',
@@ -92,7 +92,7 @@ describe('withHeadroom (@anthropic-ai/sdk) against the Anthropic emulator', () =
 
     const from = server.requests.length;
     const events: AdapterEvent[] = [];
-    const wrapped = withHeadroom(client, { onEvent: (event) => events.push(event) });
+    const wrapped = withSpillway(client, { onEvent: (event) => events.push(event) });
     expect(wrapped.messages.create).not.toBe(client.messages.create);
     const run = await runSession(wrapped);
     expect(run.error).toBeUndefined();

@@ -12,7 +12,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AdapterEvent, withHeadroom } from '../../src/adapters/openai/index.js';
+import { type AdapterEvent, withSpillway } from '../../src/adapters/openai/index.js';
 import { classifyOverflow } from '../../src/core/index.js';
 import { codingAgentScript, type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 
@@ -106,7 +106,7 @@ async function runSession(client: OpenAI): Promise<{ turns: number; error?: unkn
   }
 }
 
-describe('withHeadroom (openai) against the vLLM emulator', () => {
+describe('withSpillway (openai) against the vLLM emulator', () => {
   it('completes the 40-turn session streaming and not, recovering the overflow that fails it without', async () => {
     const server = await startEmulator({
       profile: 'vllm',
@@ -127,7 +127,7 @@ describe('withHeadroom (openai) against the vLLM emulator', () => {
 
     const from = server.requests.length;
     const events: AdapterEvent[] = [];
-    const wrapped = withHeadroom(client, { onEvent: (event) => events.push(event) });
+    const wrapped = withSpillway(client, { onEvent: (event) => events.push(event) });
     expect(wrapped.chat.completions.create).not.toBe(client.chat.completions.create);
     const run = await runSession(wrapped);
     expect(run.error).toBeUndefined();

@@ -1,5 +1,5 @@
 /**
- * `headroom chat -p PROMPT`, spawned with pipes (stdout is not a TTY): the answer on stdout; errors
+ * `spillway chat -p PROMPT`, spawned with pipes (stdout is not a TTY): the answer on stdout; errors
  * as a plain line and the JSON shape every command uses on stderr, with the shared exit codes;
  * write_file refused unless --yes.
  */
@@ -36,8 +36,8 @@ afterAll(async () => {
 });
 
 function project(config?: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-print-'));
-  if (config !== undefined) writeFileSync(join(dir, 'headroom.config.json'), JSON.stringify(config));
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-print-'));
+  if (config !== undefined) writeFileSync(join(dir, 'spillway.config.json'), JSON.stringify(config));
   return dir;
 }
 
@@ -45,8 +45,8 @@ function chat(
   cwd: string,
   args: string[],
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HEADROOM_STORE: join(cwd, 'sessions.db'), HOME: cwd };
-  for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HEADROOM_API_KEY', 'XDG_CONFIG_HOME'])
+  const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_STORE: join(cwd, 'sessions.db'), HOME: cwd };
+  for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY', 'XDG_CONFIG_HOME'])
     delete env[key];
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -81,7 +81,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('headroom chat -p', () => {
+describe('spillway chat -p', () => {
   it.concurrent('prints the answer on stdout, and refuses to write a file without --yes', async ({
     expect,
   }) => {
@@ -133,7 +133,7 @@ describe('headroom chat -p', () => {
     expect(status).toBe(1);
     expect(stdout).toBe('');
     const { plain, error } = errorOf(stderr);
-    expect(plain).toMatch(/^headroom chat: /);
+    expect(plain).toMatch(/^spillway chat: /);
     expect(error.code).toBe('provider_error');
   });
 
@@ -145,7 +145,7 @@ describe('headroom chat -p', () => {
     const { status, stderr } = await chat(cwd, ['--context-length', '2048', '-p', prompt]);
     expect(status).toBe(3);
     const { plain, error } = errorOf(stderr);
-    expect(plain).toMatch(/^headroom chat: .*your message was not kept$/);
+    expect(plain).toMatch(/^spillway chat: .*your message was not kept$/);
     expect(error.code).toBe('context_truncated');
   });
 
@@ -156,7 +156,7 @@ describe('headroom chat -p', () => {
     const { error } = JSON.parse(stderr.trim());
     expect(error.code).toBe('invalid_config');
     expect(error.message).toBe(
-      `${join(cwd, 'headroom.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, reserve, safety_ratio, summary_max_tokens, overflow_patterns, thresholds, mcp_servers, deferred_tools, max_iterations, system_prompt`,
+      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, reserve, safety_ratio, summary_max_tokens, overflow_patterns, thresholds, mcp_servers, deferred_tools, max_iterations, system_prompt`,
     );
   });
 

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 function project(): string {
-  const root = mkdtempSync(join(tmpdir(), 'headroom-chat-'));
+  const root = mkdtempSync(join(tmpdir(), 'spillway-chat-'));
   // 5,000 + 3,500 + 1,500 tokens: with the three of them read, the prompt plus a 6,000-token reply
   // cap no longer fits the 16,000-token window; with two, it does.
   const sizes = { 'a.txt': 5_000, 'b.txt': 3_500, 'c.txt': 1_500 };

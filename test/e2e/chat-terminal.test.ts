@@ -1,5 +1,5 @@
 /**
- * `headroom chat` driven in a real terminal (tmux) against the vLLM emulator started here: a session
+ * `spillway chat` driven in a real terminal (tmux) against the vLLM emulator started here: a session
  * with tool calls on real files, a budget overflow recovered, a write the user allows, a reply
  * cancelled with Ctrl+C, /limits, /compact, /context, /quit; then `--resume` continues the session
  * and a double Ctrl+C leaves. Every step waits for the text it expects on the screen (polling with a
@@ -17,7 +17,7 @@ import { SqliteSessionStore } from '../../src/store/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
-const SOCKET = `headroom-e2e-${process.pid}`;
+const SOCKET = `spillway-e2e-${process.pid}`;
 const hasTmux = (() => {
   try {
     execFileSync('tmux', ['-V']);
@@ -68,7 +68,7 @@ let project: string;
 let store: string;
 
 beforeAll(async () => {
-  project = mkdtempSync(join(tmpdir(), 'headroom-tmux-'));
+  project = mkdtempSync(join(tmpdir(), 'spillway-tmux-'));
   store = join(project, 'sessions.db');
   // 5,000 + 3,500 + 1,500 tokens: with the three read, the prompt plus the 6,000-token reply cap
   // overflows the 16,000-token window the server enforces (the config claims 128k).
@@ -97,7 +97,7 @@ beforeAll(async () => {
     faults: [{ kind: 'slow-first-byte', requests: [7], delayMs: 60_000 }],
   });
   writeFileSync(
-    join(project, 'headroom.config.json'),
+    join(project, 'spillway.config.json'),
     JSON.stringify({
       base_url: `${emulator.url}/v1`,
       model: MODEL,
@@ -127,8 +127,8 @@ function start(name: string, args: string[]): void {
     '-u',
     'ANTHROPIC_API_KEY',
     '-u',
-    'HEADROOM_API_KEY',
-    `HEADROOM_STORE=${store}`,
+    'SPILLWAY_API_KEY',
+    `SPILLWAY_STORE=${store}`,
     'NO_COLOR=1',
     process.execPath,
     '--import',
@@ -154,12 +154,12 @@ function start(name: string, args: string[]): void {
   );
 }
 
-describe('headroom chat in a terminal', () => {
+describe('spillway chat in a terminal', () => {
   it.skipIf(!hasTmux)(
     `runs a session with tools, an overflow recovered, Ctrl+C, /compact and quit, then resumes it${hasTmux ? '' : ' (skipped: tmux is not installed)'}`,
     async () => {
       start('chat', []);
-      await waitFor('chat', `headroom chat · ${MODEL} at ${emulator.url}/v1 (openai)`);
+      await waitFor('chat', `spillway chat · ${MODEL} at ${emulator.url}/v1 (openai)`);
       await waitFor('chat', '› ');
 
       type('chat', 'Read the three files and save a note.');
@@ -172,7 +172,7 @@ describe('headroom chat in a terminal', () => {
       tmux('send-keys', '-t', 'chat', 'y', 'Enter');
       text = await waitFor(
         'chat',
-        /session ([0-9a-f-]{36}) \(headroom chat --resume ([0-9a-f]{8}) continues it\)/,
+        /session ([0-9a-f-]{36}) \(spillway chat --resume ([0-9a-f]{8}) continues it\)/,
       );
       expect(text).toContain('Saved a summary to note.txt.');
       expect(text).toMatch(/context [\d.]+k \/ 16k \(\d+%\)/);

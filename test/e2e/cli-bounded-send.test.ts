@@ -7,14 +7,14 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const example = fileURLToPath(new URL('../../examples/long-session.json', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
-function headroom(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+function spillway(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(tsx, ['src/cli/bin.ts', ...args], { cwd: root, input, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('headroom estimate', () => {
+describe('spillway estimate', () => {
   it('prints tokens, messages, turns, head size and the breakdown by class', () => {
-    const { status, stdout } = headroom(['estimate', example]);
+    const { status, stdout } = spillway(['estimate', example]);
     expect(status).toBe(0);
     const output = JSON.parse(stdout);
     expect(Object.keys(output)).toEqual(['tokens', 'messages', 'turns', 'head_messages', 'by_class']);
@@ -29,18 +29,18 @@ describe('headroom estimate', () => {
       system: 'be brief',
       messages: [{ role: 'user', content: 'hi' }],
     });
-    const output = JSON.parse(headroom(['estimate', '-'], body).stdout);
+    const output = JSON.parse(spillway(['estimate', '-'], body).stdout);
     expect(output).toMatchObject({ messages: 2, turns: 0, head_messages: 2 });
   });
 });
 
-describe('headroom fit', () => {
+describe('spillway fit', () => {
   it('fits the example into a 16k window, compressing old tool results and pruning when that is not enough', () => {
-    const { status, stdout } = headroom(['fit', example, '--context-length', '16384']);
+    const { status, stdout } = spillway(['fit', example, '--context-length', '16384']);
     expect(status).toBe(0);
     const output = JSON.parse(stdout);
     expect(output.compressed_tool_results).toBeGreaterThan(0);
-    const tight = JSON.parse(headroom(['fit', example, '--context-length', '6000']).stdout);
+    const tight = JSON.parse(spillway(['fit', example, '--context-length', '6000']).stdout);
     expect(tight.pruned).toBe(true);
     expect(tight.dropped_turns).toBeGreaterThan(0);
     expect(output.estimate).toBeLessThanOrEqual(output.budget);
@@ -52,7 +52,7 @@ describe('headroom fit', () => {
   });
 
   it('exits 3 with context_truncated when nothing fits', () => {
-    const { status, stderr, stdout } = headroom(['fit', example, '--context-length', '1200']);
+    const { status, stderr, stdout } = spillway(['fit', example, '--context-length', '1200']);
     expect(status).toBe(3);
     expect(stdout).toBe('');
     const error = JSON.parse(stderr).error;
@@ -62,7 +62,7 @@ describe('headroom fit', () => {
   });
 
   it('exits 2 with invalid_transcript for malformed JSON and orphaned tool results', () => {
-    const malformed = headroom(['fit', '-', '--context-length', '8000'], '{"messages": [');
+    const malformed = spillway(['fit', '-', '--context-length', '8000'], '{"messages": [');
     expect(malformed.status).toBe(2);
     expect(JSON.parse(malformed.stderr).error.code).toBe('invalid_transcript');
     const orphan = JSON.stringify({
@@ -71,7 +71,7 @@ describe('headroom fit', () => {
         { role: 'tool', tool_call_id: 'call_7', content: 'x' },
       ],
     });
-    const result = headroom(['fit', '-', '--context-length', '8000'], orphan);
+    const result = spillway(['fit', '-', '--context-length', '8000'], orphan);
     expect(result.status).toBe(2);
     expect(JSON.parse(result.stderr).error.message).toMatch(
       /call_7 \(message 1\) answers no earlier tool call/,
@@ -79,16 +79,16 @@ describe('headroom fit', () => {
   });
 
   it('requires --context-length and rejects unknown flags with the usage', () => {
-    expect(headroom(['fit', example]).status).toBe(2);
-    const unknown = headroom(['fit', example, '--context-lenght', '10']);
+    expect(spillway(['fit', example]).status).toBe(2);
+    const unknown = spillway(['fit', example, '--context-lenght', '10']);
     expect(unknown.status).toBe(2);
-    expect(JSON.parse(unknown.stderr).error.message).toMatch(/usage: headroom fit/);
+    expect(JSON.parse(unknown.stderr).error.message).toMatch(/usage: spillway fit/);
   });
 
   it('forces the format with --format', () => {
     const body = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
     const output = JSON.parse(
-      headroom(['fit', '-', '--context-length', '8000', '--format', 'anthropic'], body).stdout,
+      spillway(['fit', '-', '--context-length', '8000', '--format', 'anthropic'], body).stdout,
     );
     expect(output.request).toEqual({
       messages: [{ role: 'user', content: 'hi' }],

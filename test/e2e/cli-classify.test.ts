@@ -8,9 +8,9 @@ import { loadOverflowFixtures, OVERFLOW_FIXTURE_FILES } from '../fixtures/overfl
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
-const scratch = mkdtempSync(join(tmpdir(), 'headroom-classify-'));
+const scratch = mkdtempSync(join(tmpdir(), 'spillway-classify-'));
 
-function headroom(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+function spillway(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(tsx, ['src/cli/bin.ts', ...args], { cwd: root, input, encoding: 'utf8' });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -21,11 +21,11 @@ function file(name: string, text: string): string {
   return path;
 }
 
-describe('headroom classify', () => {
+describe('spillway classify', () => {
   it('classifies one body from standard input with its figures, output_limit in snake_case', () => {
     const cap =
       '{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5"}}';
-    const { status, stdout } = headroom(['classify', '--status', '400'], cap);
+    const { status, stdout } = spillway(['classify', '--status', '400'], cap);
     expect(status).toBe(0);
     expect(stdout).toBe(
       '{"kind":"output_cap","output":100000,"output_limit":64000,"pattern":"anthropic-max-tokens-above-output-maximum"}\n',
@@ -34,11 +34,11 @@ describe('headroom classify', () => {
 
   it('lets --status gate generic wording and leaves absent figures out', () => {
     const body = 'Error: Message exceeds token limit.';
-    expect(JSON.parse(headroom(['classify', '--status', '400'], body).stdout)).toEqual({
+    expect(JSON.parse(spillway(['classify', '--status', '400'], body).stdout)).toEqual({
       kind: 'context',
       pattern: 'generic-token-limit-exceeded',
     });
-    expect(JSON.parse(headroom(['classify', '--status', '500'], body).stdout)).toEqual({
+    expect(JSON.parse(spillway(['classify', '--status', '500'], body).stdout)).toEqual({
       kind: 'none',
       pattern: 'no-match',
     });
@@ -49,7 +49,7 @@ describe('headroom classify', () => {
     const batch = rows
       .map((row) => JSON.stringify({ id: row.id, body: row.body, http_status: row.http_status }))
       .join('\n');
-    const { status, stdout, stderr } = headroom(['classify', '--batch', file('corpus.jsonl', `${batch}\n`)]);
+    const { status, stdout, stderr } = spillway(['classify', '--batch', file('corpus.jsonl', `${batch}\n`)]);
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const results = stdout
@@ -68,7 +68,7 @@ describe('headroom classify', () => {
       const row = rows[index % rows.length];
       return JSON.stringify({ id: index, body: row?.body, http_status: row?.http_status ?? null });
     });
-    const { status, stdout } = headroom(['classify', '--batch', '-'], lines.join('\n'));
+    const { status, stdout } = spillway(['classify', '--batch', '-'], lines.join('\n'));
     expect(status).toBe(0);
     const ids = stdout
       .trimEnd()
@@ -79,12 +79,12 @@ describe('headroom classify', () => {
 
   it('fails a malformed batch line with its line number, exit 2 and nothing on stdout', () => {
     const batch = file('bad.jsonl', '{"id":"a","body":"x","http_status":400}\n\n{"id":"b","body":\n');
-    const { status, stdout, stderr } = headroom(['classify', '--batch', batch]);
+    const { status, stdout, stderr } = spillway(['classify', '--batch', batch]);
     expect(status).toBe(2);
     expect(stdout).toBe('');
     expect(JSON.parse(stderr).error).toMatchObject({ code: 'invalid_argument' });
     expect(JSON.parse(stderr).error.message).toMatch(/^line 3 of .*bad\.jsonl is not valid JSON/);
-    const noBody = headroom(['classify', '--batch', file('nobody.jsonl', '{"id":1,"http_status":400}\n')]);
+    const noBody = spillway(['classify', '--batch', file('nobody.jsonl', '{"id":1,"http_status":400}\n')]);
     expect(noBody.status).toBe(2);
     expect(JSON.parse(noBody.stderr).error.message).toMatch(/line 1 of .* has no "body"/);
   });
@@ -99,7 +99,7 @@ describe('headroom classify', () => {
       }),
     );
     expect(
-      JSON.parse(headroom(['classify', '--patterns', patterns], 'acme: prompt 9000 over 8192').stdout),
+      JSON.parse(spillway(['classify', '--patterns', patterns], 'acme: prompt 9000 over 8192').stdout),
     ).toEqual({
       kind: 'context',
       window: 8192,
@@ -110,13 +110,13 @@ describe('headroom classify', () => {
       'hostile.json',
       JSON.stringify([{ name: 'hostile', kind: 'context', regex: '(a+)+$' }]),
     );
-    const { status, stderr } = headroom(['classify', '--patterns', hostile], 'aaaa');
+    const { status, stderr } = spillway(['classify', '--patterns', hostile], 'aaaa');
     expect(status).toBe(2);
     expect(JSON.parse(stderr).error).toMatchObject({ code: 'invalid_config', name: 'hostile' });
   });
 
-  it('is listed by headroom --help and rejects a status outside 100-599', () => {
-    expect(headroom(['--help']).stdout).toMatch(/classify/);
-    expect(headroom(['classify', '--status', '42'], 'x').status).toBe(2);
+  it('is listed by spillway --help and rejects a status outside 100-599', () => {
+    expect(spillway(['--help']).stdout).toMatch(/classify/);
+    expect(spillway(['classify', '--status', '42'], 'x').status).toBe(2);
   });
 });

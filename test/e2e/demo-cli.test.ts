@@ -1,6 +1,6 @@
 /**
- * `headroom demo`, spawned as `npm start` runs it (here through tsx, so no build is needed): the
- * plain run gets stuck where the advertised cap makes the prompt impossible, the Headroom run
+ * `spillway demo`, spawned as `npm start` runs it (here through tsx, so no build is needed): the
+ * plain run gets stuck where the advertised cap makes the prompt impossible, the Spillway run
  * completes; no network beyond loopback, no API key.
  */
 import { spawn } from 'node:child_process';
@@ -13,9 +13,9 @@ import { describe, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs the command without an API key in the environment. */
-function headroom(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function spillway(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env };
-  for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HEADROOM_API_KEY']) delete env[key];
+  for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY']) delete env[key];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, env });
     let stdout = '';
@@ -40,23 +40,23 @@ const RUN_KEYS = [
   'prompt_tokens_max',
 ];
 
-describe('headroom demo', () => {
-  it.concurrent('reports the default run as JSON: the plain run stuck past 11,400 prompt tokens, Headroom complete', async ({
+describe('spillway demo', () => {
+  it.concurrent('reports the default run as JSON: the plain run stuck past 11,400 prompt tokens, Spillway complete', async ({
     expect,
   }) => {
-    const { status, stdout, stderr } = await headroom(['demo', '--json']);
+    const { status, stdout, stderr } = await spillway(['demo', '--json']);
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const report = JSON.parse(stdout);
     expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs']);
     expect(report.profile).toBe('litellm-vllm');
     expect(report.turns).toBe(30);
-    expect(Object.keys(report.runs)).toEqual(['plain', 'headroom']);
+    expect(Object.keys(report.runs)).toEqual(['plain', 'spillway']);
     for (const run of Object.values(report.runs) as Array<Record<string, unknown>>) {
       expect(Object.keys(run)).toEqual(RUN_KEYS);
       expect(Object.keys(run.overflows as object)).toEqual(['context', 'budget', 'output_cap']);
     }
-    const { plain, headroom: fitted } = report.runs;
+    const { plain, spillway: fitted } = report.runs;
     expect(plain.stuck).toBe(true);
     expect(plain.turns_completed).toBeLessThan(30);
     expect(plain.overflows.budget + plain.overflows.context).toBeGreaterThanOrEqual(1);
@@ -71,12 +71,12 @@ describe('headroom demo', () => {
   it.concurrent('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async ({
     expect,
   }) => {
-    const report = join(mkdtempSync(join(tmpdir(), 'headroom-demo-')), 'demo.html');
-    const { status, stdout } = await headroom(['demo', '--turns', '12', '--report', report]);
+    const report = join(mkdtempSync(join(tmpdir(), 'spillway-demo-')), 'demo.html');
+    const { status, stdout } = await spillway(['demo', '--turns', '12', '--report', report]);
     expect(status).toBe(0);
     const lines = stdout.split('\n');
     const plainTurns = lines.filter((line) => line.startsWith('plain    turn'));
-    const fittedTurns = lines.filter((line) => line.startsWith('headroom turn'));
+    const fittedTurns = lines.filter((line) => line.startsWith('spillway turn'));
     expect(fittedTurns).toHaveLength(12);
     expect(plainTurns.length).toBeLessThan(12);
     expect(plainTurns.at(-1)).toMatch(/→ rejected \((budget|context) overflow, window 21,000\)$/);
@@ -84,13 +84,13 @@ describe('headroom demo', () => {
     expect(stdout).toMatch(
       /plain: stuck at turn \d+: prompt [\d,]+ \+ max_tokens 9,600 = [\d,]+ > the 21,000-token window/,
     );
-    expect(stdout).toContain('headroom: completed all 12 turns');
+    expect(stdout).toContain('spillway: completed all 12 turns');
     expect(stdout).toContain(`report: ${report}`);
     expect(readFileSync(report, 'utf8')).toContain('<svg id="chart"');
   });
 
   it.concurrent('rejects bad flags with the usual error shape and exit code 2', async ({ expect }) => {
-    const { status, stderr } = await headroom(['demo', '--turns', '1']);
+    const { status, stderr } = await spillway(['demo', '--turns', '1']);
     expect(status).toBe(2);
     expect(JSON.parse(stderr)).toEqual({
       error: { code: 'invalid_argument', message: '--turns must be an integer >= 2, got "1"' },

@@ -86,9 +86,9 @@ describe('the demo report in headless Chromium', () => {
   it.skipIf(!available)(
     `renders the chart with both runs and the window lines, offline${available ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
     async () => {
-      // Long enough that the Headroom run prunes (old tool results are compressed first).
+      // Long enough that the Spillway run prunes (old tool results are compressed first).
       const result = await runDemo({ turns: 20 });
-      const dir = mkdtempSync(join(tmpdir(), 'headroom-report-'));
+      const dir = mkdtempSync(join(tmpdir(), 'spillway-report-'));
       const file = join(dir, 'demo.html');
       writeFileSync(file, renderDemoHtml(result));
       const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
@@ -118,7 +118,7 @@ describe('the demo report in headless Chromium', () => {
         const image = decodePng(await chart.screenshot({ type: 'png' }));
         expect(image.width).toBeGreaterThan(800);
         // Each series and limit line is drawn: hundreds of pixels in its color.
-        expect(countColor(image, CHART_COLORS.headroom)).toBeGreaterThan(500);
+        expect(countColor(image, CHART_COLORS.spillway)).toBeGreaterThan(500);
         expect(countColor(image, CHART_COLORS.plain)).toBeGreaterThan(200);
         expect(countColor(image, CHART_COLORS.realWindow)).toBeGreaterThan(300);
         expect(countColor(image, CHART_COLORS.advertised)).toBeGreaterThan(200);

@@ -20,7 +20,7 @@ function exitCode(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-describe('headroom emulate', () => {
+describe('spillway emulate', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`prints exactly the bound address, serves, and exits 0 on ${signal}`, async () => {
       const child = spawn(

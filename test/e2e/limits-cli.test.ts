@@ -17,13 +17,13 @@ afterEach(async () => {
 });
 
 function temporaryDirectory(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'headroom-limits-'));
+  const directory = mkdtempSync(join(tmpdir(), 'spillway-limits-'));
   directories.push(directory);
   return directory;
 }
 
-/** Runs `headroom limits …` in a child process, asynchronously: the emulators answer from this one. */
-function headroom(
+/** Runs `spillway limits …` in a child process, asynchronously: the emulators answer from this one. */
+function spillway(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -32,7 +32,7 @@ function headroom(
     const store = join(temporaryDirectory(), 'none.db');
     const child = spawn(tsx, ['src/cli/bin.ts', 'limits', ...args], {
       cwd: root,
-      env: { ...process.env, HEADROOM_STORE: store, ...env },
+      env: { ...process.env, SPILLWAY_STORE: store, ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -47,9 +47,9 @@ function headroom(
   });
 }
 
-describe('headroom limits', () => {
+describe('spillway limits', () => {
   it('prints exactly the contract fields, from the catalog for a dated alias', async () => {
-    const { status, stdout } = await headroom(['--model', 'gpt-4o-2024-08-06']);
+    const { status, stdout } = await spillway(['--model', 'gpt-4o-2024-08-06']);
     expect(status).toBe(0);
     expect(JSON.parse(stdout)).toEqual({
       model: 'gpt-4o-2024-08-06',
@@ -62,14 +62,14 @@ describe('headroom limits', () => {
   it('discovers a running server, and configuration wins over it', async () => {
     const ollama = await startEmulator({ profile: 'ollama', port: 0, contextLength: 6_144 });
     running.push(ollama);
-    const discovered = await headroom(['--model', 'qwen2.5:7b', '--base-url', `${ollama.url}/v1`]);
+    const discovered = await spillway(['--model', 'qwen2.5:7b', '--base-url', `${ollama.url}/v1`]);
     expect(JSON.parse(discovered.stdout)).toEqual({
       model: 'qwen2.5:7b',
       context_length: 6_144,
       output_cap: null,
       source: { context_length: 'discovery:/api/show', output_cap: 'fallback' },
     });
-    const configured = await headroom([
+    const configured = await spillway([
       '--model',
       'qwen2.5:7b',
       '--base-url',
@@ -91,25 +91,25 @@ describe('headroom limits', () => {
     const store = new SqliteSessionStore(path);
     store.saveLearnedLimit('glm5.2', { contextLength: 21_000 });
     store.close();
-    const { stdout } = await headroom(['--model', 'glm5.2', '--provider', 'zai'], { HEADROOM_STORE: path });
+    const { stdout } = await spillway(['--model', 'glm5.2', '--provider', 'zai'], { SPILLWAY_STORE: path });
     expect(JSON.parse(stdout)).toEqual({
       model: 'glm5.2',
       context_length: 21_000,
       output_cap: null,
       source: { context_length: 'learned', output_cap: 'fallback' },
     });
-    const ignored = await headroom(['--model', 'glm5.2', '--no-store'], { HEADROOM_STORE: path });
+    const ignored = await spillway(['--model', 'glm5.2', '--no-store'], { SPILLWAY_STORE: path });
     expect(JSON.parse(ignored.stdout).source.context_length).toBe('fallback');
   });
 
   it('exits 2 with a JSON error on bad input', async () => {
-    const missing = await headroom([]);
+    const missing = await spillway([]);
     expect(missing.status).toBe(2);
     expect(JSON.parse(missing.stderr).error).toMatchObject({ code: 'invalid_argument' });
-    const badUrl = await headroom(['--model', 'gpt-4o', '--base-url', 'not a url']);
+    const badUrl = await spillway(['--model', 'gpt-4o', '--base-url', 'not a url']);
     expect(badUrl.status).toBe(2);
     expect(JSON.parse(badUrl.stderr).error.message).toMatch(/is not a URL/);
-    const badNumber = await headroom(['--model', 'gpt-4o', '--context-length', 'lots']);
+    const badNumber = await spillway(['--model', 'gpt-4o', '--context-length', 'lots']);
     expect(badNumber.status).toBe(2);
     expect(badNumber.stdout).toBe('');
   });

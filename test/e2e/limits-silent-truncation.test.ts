@@ -33,7 +33,7 @@ describe('silent truncation against the ollama emulator', () => {
       script: codingAgentScript({ turns: 12 }),
     });
     running.push(ollama);
-    const directory = mkdtempSync(join(tmpdir(), 'headroom-truncation-'));
+    const directory = mkdtempSync(join(tmpdir(), 'spillway-truncation-'));
     directories.push(directory);
     const store = new SqliteSessionStore(join(directory, 'sessions.db'));
     const events: LoopEvent[] = [];

@@ -197,7 +197,7 @@ describe('runToolLoop against the emulators', () => {
     const script = codingAgentScript({ turns: 5, seed: 3 });
     const straightServer = await emulator({ profile: 'anthropic', script });
     const server = await emulator({ profile: 'anthropic', script });
-    const directory = mkdtempSync(join(tmpdir(), 'headroom-resume-'));
+    const directory = mkdtempSync(join(tmpdir(), 'spillway-resume-'));
     const stateFile = join(directory, 'state.json');
     try {
       const straight = await runner([straightServer.url, 'straight']);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeadroomError } from '../../src/core/index.js';
+import { SpillwayError } from '../../src/core/index.js';
 import {
   connectMcpServer,
   connectMcpServers,
@@ -45,8 +45,8 @@ describe('MCP servers over stdio', () => {
     const error = await connectMcpServer({ server: stdio('slow', ['--hang-list']), timeoutMs: 400 }).catch(
       (caught: unknown) => caught,
     );
-    expect(HeadroomError.isInstance(error)).toBe(true);
-    expect((error as HeadroomError).code).toBe('provider_error');
+    expect(SpillwayError.isInstance(error)).toBe(true);
+    expect((error as SpillwayError).code).toBe('provider_error');
     expect((error as Error).message).toMatch(/^MCP server slow: did not list its tools within 400 ms/);
   });
 

@@ -29,13 +29,14 @@ const ADAPTER_PEERS = ['ai', 'openai', '@anthropic-ai/sdk'];
 
 let work: string;
 let consumer: string;
+let tarballName: string;
 
 function node(args: string[], cwd: string) {
   return run(process.execPath, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'headroom-package-'));
+  work = mkdtempSync(join(tmpdir(), 'spillway-package-'));
   const stage = join(work, 'stage');
   mkdirSync(stage);
   // The build `npm run build` makes, without the type check (`--noCheck`: same output, half the
@@ -55,7 +56,8 @@ beforeAll(async () => {
   for (const entry of manifest.files)
     if (entry !== 'dist') cpSync(join(repo, entry), join(stage, entry), { recursive: true });
   const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: stage });
-  const tarball = join(work, packed.stdout.trim().split('\n').at(-1) as string);
+  tarballName = packed.stdout.trim().split('\n').at(-1) as string;
+  const tarball = join(work, tarballName);
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
@@ -63,7 +65,7 @@ beforeAll(async () => {
   writeFileSync(
     join(consumer, 'package.json'),
     JSON.stringify({
-      name: 'headroom-consumer',
+      name: 'spillway-consumer',
       private: true,
       type: 'module',
       dependencies: {
@@ -88,17 +90,45 @@ describe('the packed package in a fresh project', () => {
       expect(Object.keys(manifest.exports[subpath] as object)).toEqual(['types', 'default']);
   });
 
+  it('is packed as spillway-<version>.tgz', () => {
+    expect(manifest.name).toBe('spillway');
+    expect(tarballName).toBe(`spillway-${manifest.version}.tgz`);
+  });
+
+  it('runs `npx spillway --help` from the installed package', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'spillway', '--help'], { cwd: consumer });
+    expect(stdout).toMatch(/^usage: spillway <command>/m);
+    for (const command of ['estimate', 'fit', 'classify', 'emulate', 'limits', 'serve', 'chat', 'demo'])
+      expect(stdout).toContain(command);
+  });
+
+  it('imports every subpath the package exports', async () => {
+    const subpaths = Object.keys(manifest.exports)
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'spillway' : `spillway/${key.slice(2)}`));
+    const script = `
+      const names = ${JSON.stringify(subpaths)};
+      const counts = {};
+      for (const name of names) counts[name] = Object.keys(await import(name)).length;
+      console.log(JSON.stringify(counts));
+    `;
+    const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
+    const counts = JSON.parse(stdout) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(subpaths);
+    for (const name of subpaths) expect(counts[name], name).toBeGreaterThan(0);
+  });
+
   it('imports the root and every adapter subpath', async () => {
     const script = `
-      const root = await import('headroom');
-      const aiSdk = await import('headroom/ai-sdk');
-      const openai = await import('headroom/openai');
-      const anthropic = await import('headroom/anthropic');
+      const root = await import('spillway');
+      const aiSdk = await import('spillway/ai-sdk');
+      const openai = await import('spillway/openai');
+      const anthropic = await import('spillway/anthropic');
       const { default: OpenAI } = await import('openai');
       const { default: Anthropic } = await import('@anthropic-ai/sdk');
-      const middleware = aiSdk.headroomMiddleware();
-      const client = openai.withHeadroom(new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1' }));
-      const messages = anthropic.withHeadroom(new Anthropic({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9' }));
+      const middleware = aiSdk.spillwayMiddleware();
+      const client = openai.withSpillway(new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1' }));
+      const messages = anthropic.withSpillway(new Anthropic({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9' }));
       console.log(JSON.stringify({
         manager: typeof root.ContextWindowManager,
         middleware: middleware.specificationVersion + ' ' + typeof middleware.transformParams,
@@ -123,13 +153,13 @@ describe('the packed package in a fresh project', () => {
       `import Anthropic from '@anthropic-ai/sdk';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import OpenAI from 'openai';
-import { ContextWindowManager } from 'headroom';
-import { type AdapterEvent, headroomMiddleware } from 'headroom/ai-sdk';
-import { withHeadroom as withOpenAI } from 'headroom/openai';
-import { withHeadroom as withAnthropic } from 'headroom/anthropic';
+import { ContextWindowManager } from 'spillway';
+import { type AdapterEvent, spillwayMiddleware } from 'spillway/ai-sdk';
+import { withSpillway as withOpenAI } from 'spillway/openai';
+import { withSpillway as withAnthropic } from 'spillway/anthropic';
 
 const onEvent = (event: AdapterEvent): void => void event.type;
-const middleware: LanguageModelMiddleware = headroomMiddleware({ contextLength: 32_768, onEvent });
+const middleware: LanguageModelMiddleware = spillwayMiddleware({ contextLength: 32_768, onEvent });
 export const wrap = (model: Parameters<typeof wrapLanguageModel>[0]['model']) => wrapLanguageModel({ model, middleware });
 export const openai: OpenAI = withOpenAI(new OpenAI({ apiKey: 'unused' }), { manager: new ContextWindowManager() });
 export const anthropic: Anthropic = withAnthropic(new Anthropic({ apiKey: 'unused' }), { outputCap: 8_192 });
@@ -195,11 +225,11 @@ export async function resolve(specifier, context, next) {
       /\/dist\/adapters\//.test(url) ||
       /\/node_modules\/(ai|openai|@anthropic-ai\/sdk|@ai-sdk\/[^/]+)\//.test(url);
 
-    const fromRoot = await loaded('headroom');
-    expect(fromRoot.some((url) => url.includes('/node_modules/headroom/dist/index.js'))).toBe(true);
+    const fromRoot = await loaded('spillway');
+    expect(fromRoot.some((url) => url.includes('/node_modules/spillway/dist/index.js'))).toBe(true);
     expect(fromRoot.filter(isAdapter)).toEqual([]);
     // The same hook does see an adapter and its SDK when one is imported.
-    const fromOpenAI = await loaded('headroom/openai');
+    const fromOpenAI = await loaded('spillway/openai');
     expect(fromOpenAI.some((url) => url.includes('/dist/adapters/openai/index.js'))).toBe(true);
     expect(fromOpenAI.some((url) => /\/node_modules\/openai\//.test(url))).toBe(true);
   });

@@ -1,4 +1,4 @@
-/** `headroom serve` as a command: the listening line, serving, a clean stop on signals, bad flags. */
+/** `spillway serve` as a command: the listening line, serving, a clean stop on signals, bad flags. */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const args = (extra: string[]) => ['--import', 'tsx', 'src/cli/bin.ts', 'serve', ...extra];
-const dir = mkdtempSync(join(tmpdir(), 'headroom-serve-'));
+const dir = mkdtempSync(join(tmpdir(), 'spillway-serve-'));
 
 function firstLine(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -45,7 +45,7 @@ async function serve(store: string): Promise<{ child: ChildProcess; url: string 
   return { child, url: line.trim().replace('listening on ', '') };
 }
 
-describe('headroom serve', () => {
+describe('spillway serve', () => {
   it('prints the bound address, fits requests, and exits 0 on SIGTERM and on SIGINT', async () => {
     // Both at once: each start pays for loading TypeScript through tsx.
     const servers = await Promise.all([serve(`sqlite:${join(dir, 'term.db')}`), serve('memory')]);
@@ -54,7 +54,7 @@ describe('headroom serve', () => {
       const { response } = await client.chat.completions
         .create({ model: 'glm5.2', messages: [{ role: 'user', content: 'hi' }], max_tokens: 9_600 })
         .withResponse();
-      expect(response.headers.get('x-headroom-window')).toBe('9600');
+      expect(response.headers.get('x-spillway-window')).toBe('9600');
     }
     expect(await (await fetch(`${servers[0]?.url}/healthz`)).json()).toMatchObject({
       status: 'ok',

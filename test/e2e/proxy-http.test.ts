@@ -207,7 +207,7 @@ describe('bad input and failures', () => {
     expect(upstream.chats()).toHaveLength(0);
   });
 
-  it('forwards a body Headroom cannot read as a conversation, for the upstream to judge', async () => {
+  it('forwards a body Spillway cannot read as a conversation, for the upstream to judge', async () => {
     const emulator = await startEmulator({ profile: 'openai' });
     open.push(emulator);
     const { proxy } = await proxyFor(emulator.url);
@@ -215,7 +215,7 @@ describe('bad input and failures', () => {
     const viaProxy = await fetch(`${proxy.url}/v1/chat/completions`, { method: 'POST', body });
     const straight = await fetch(`${emulator.url}/v1/chat/completions`, { method: 'POST', body });
     expect(viaProxy.status).toBe(400);
-    expect(viaProxy.headers.get('x-headroom-fit')).toBe('skipped');
+    expect(viaProxy.headers.get('x-spillway-fit')).toBe('skipped');
     expect(await viaProxy.text()).toBe(await straight.text());
   });
 
@@ -230,7 +230,7 @@ describe('bad input and failures', () => {
     const models = await fetch(`${proxy.url}/v1/models`);
     expect(models.status).toBe(502);
     const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
-    expect(metrics).toContain('headroom_proxy_upstream_errors_total{reason="unreachable"} 2');
+    expect(metrics).toContain('spillway_proxy_upstream_errors_total{reason="unreachable"} 2');
   });
 
   it('cancels the upstream request when the client goes away', async () => {
@@ -269,12 +269,12 @@ describe('health, metrics and Anthropic', () => {
     const response = await fetch(`${proxy.url}/metrics`);
     expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await response.text();
-    expect(text).toContain('headroom_proxy_requests_total{route="chat_completions",status="200"} 1');
-    expect(text).toContain('headroom_proxy_requests_total{route="healthz",status="200"} 1');
-    expect(text).toContain('headroom_proxy_fits_total 1');
-    expect(text).toContain('# TYPE headroom_proxy_added_latency_seconds histogram');
-    expect(text).toContain('headroom_proxy_added_latency_seconds_count 1');
-    expect(text).toMatch(/headroom_proxy_added_latency_seconds_bucket\{le="\+Inf"\} 1/);
+    expect(text).toContain('spillway_proxy_requests_total{route="chat_completions",status="200"} 1');
+    expect(text).toContain('spillway_proxy_requests_total{route="healthz",status="200"} 1');
+    expect(text).toContain('spillway_proxy_fits_total 1');
+    expect(text).toContain('# TYPE spillway_proxy_added_latency_seconds histogram');
+    expect(text).toContain('spillway_proxy_added_latency_seconds_count 1');
+    expect(text).toMatch(/spillway_proxy_added_latency_seconds_bucket\{le="\+Inf"\} 1/);
   });
 
   it('fits /v1/messages for an Anthropic upstream and recovers its prompt-too-long by compaction', async () => {
@@ -304,8 +304,8 @@ describe('health, metrics and Anthropic', () => {
       .create({ model: 'claude-sonnet-4-5', max_tokens: 1_024, system: 'You are a coding agent.', messages })
       .withResponse();
     expect(data.type).toBe('message');
-    expect(response.headers.get('x-headroom-recovery')).toMatch(/^(context|budget):compacted$/);
-    expect(response.headers.get('x-headroom-window')).toBe('6000');
+    expect(response.headers.get('x-spillway-recovery')).toMatch(/^(context|budget):compacted$/);
+    expect(response.headers.get('x-spillway-window')).toBe('6000');
     // Rejected, then the summary requests (to the same upstream, in Anthropic's format), then the retry.
     const chats = emulator.requests.filter((record) => record.path === '/v1/messages');
     expect(chats[0]?.status).toBe(400);

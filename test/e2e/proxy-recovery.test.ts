@@ -1,7 +1,7 @@
 /**
  * Upstream overflows through the proxy: classified, recovered once (lower max_tokens, lower the
  * output cap, refit to the stated window), and what was learned kept for the next request; what
- * cannot be fitted is a 400 context_length_exceeded with Headroom's explanation.
+ * cannot be fitted is a 400 context_length_exceeded with Spillway's explanation.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -71,8 +71,8 @@ describe('upstream overflow recovery', () => {
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
     expect(first.data.choices[0]?.message).toBeDefined();
-    expect(first.response.headers.get('x-headroom-recovery')).toMatch(/^(budget|context):compacted$/);
-    expect(first.response.headers.get('x-headroom-window')).toBe('3000');
+    expect(first.response.headers.get('x-spillway-recovery')).toMatch(/^(budget|context):compacted$/);
+    expect(first.response.headers.get('x-spillway-window')).toBe('3000');
     const [rejected, ...rest] = chats(emulator);
     const retried = rest.at(-1);
     const summaries = rest.slice(0, -1);
@@ -92,8 +92,8 @@ describe('upstream overflow recovery', () => {
     const again = await client.chat.completions
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
-    expect(again.response.headers.get('x-headroom-recovery')).toBe('none');
-    expect(again.response.headers.get('x-headroom-window')).toBe('3000');
+    expect(again.response.headers.get('x-spillway-recovery')).toBe('none');
+    expect(again.response.headers.get('x-spillway-window')).toBe('3000');
     expect(chats(emulator)).toHaveLength(afterFirst + 1);
     const repeated = chats(emulator).at(-1);
     expect(repeated?.status).toBe(200);
@@ -113,8 +113,8 @@ describe('upstream overflow recovery', () => {
     const { response } = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 6_000 })
       .withResponse();
-    expect(response.headers.get('x-headroom-recovery')).toBe('budget:lower_max_tokens');
-    expect(response.headers.get('x-headroom-pruned-turns')).toBe('0');
+    expect(response.headers.get('x-spillway-recovery')).toBe('budget:lower_max_tokens');
+    expect(response.headers.get('x-spillway-pruned-turns')).toBe('0');
     const [rejected, retried] = chats(emulator);
     expect(rejected?.overflow).toBe('budget');
     expect(retried?.status).toBe(200);
@@ -122,7 +122,7 @@ describe('upstream overflow recovery', () => {
     const messagesOf = (body: unknown) => (body as { messages: unknown[] }).messages;
     expect(messagesOf(retried?.body)).toHaveLength(messagesOf(rejected?.body).length);
     const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
-    expect(metrics).toContain('headroom_proxy_recoveries_total{kind="budget",action="lower_max_tokens"} 1');
+    expect(metrics).toContain('spillway_proxy_recoveries_total{kind="budget",action="lower_max_tokens"} 1');
   });
 
   it('lowers max_tokens to a stated output cap and remembers the cap for the next request', async () => {
@@ -131,7 +131,7 @@ describe('upstream overflow recovery', () => {
     const first = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 8_000 })
       .withResponse();
-    expect(first.response.headers.get('x-headroom-recovery')).toBe('output_cap:lower_output_cap');
+    expect(first.response.headers.get('x-spillway-recovery')).toBe('output_cap:lower_output_cap');
     expect(chats(emulator).map((record) => [record.status, record.maxTokens])).toEqual([
       [400, expect.any(Number)],
       [200, 4_096],
@@ -139,7 +139,7 @@ describe('upstream overflow recovery', () => {
     const second = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 8_000 })
       .withResponse();
-    expect(second.response.headers.get('x-headroom-recovery')).toBe('none');
+    expect(second.response.headers.get('x-spillway-recovery')).toBe('none');
     expect(chats(emulator).at(-1)).toMatchObject({ status: 200, maxTokens: 4_096 });
   });
 
@@ -159,7 +159,7 @@ describe('upstream overflow recovery', () => {
     expect(bad.code).toBe('context_length_exceeded');
     expect(bad.param).toBe('messages');
     expect(bad.type).toBe('invalid_request_error');
-    expect(bad.message).toMatch(/Headroom: .*2000-token window/);
+    expect(bad.message).toMatch(/Spillway: .*2000-token window/);
     expect(bad.message).toMatch(/The upstream said: .*context length is only 2000 tokens/);
     expect(chats(emulator)).toHaveLength(1);
   });
@@ -174,7 +174,7 @@ describe('upstream overflow recovery', () => {
     const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(bad.code).toBe('context_length_exceeded');
     expect(bad.message).toMatch(
-      /^400 Headroom: the smallest request Headroom can build .* 9600-token window/,
+      /^400 Spillway: the smallest request Spillway can build .* 9600-token window/,
     );
     expect(chats(emulator)).toHaveLength(0);
   });

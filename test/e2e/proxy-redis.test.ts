@@ -151,6 +151,6 @@ describe('proxies sharing a Redis store', () => {
       /^the redis store is not reachable \(.+\); serving without stored state/,
     );
     const metrics = await (await fetch(`${started.url}/metrics`)).text();
-    expect(metrics).toMatch(/headroom_proxy_store_errors_total\{operation="read"\} [1-9]/);
+    expect(metrics).toMatch(/spillway_proxy_store_errors_total\{operation="read"\} [1-9]/);
   });
 });

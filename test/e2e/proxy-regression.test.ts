@@ -1,5 +1,5 @@
 /**
- * The regression scenario through `headroom serve`, with the real openai SDK as an unmodified client:
+ * The regression scenario through `spillway serve`, with the real openai SDK as an unmodified client:
  * LiteLLM in front of vLLM at 1:10 scale advertises 9,600 input and 9,600 output tokens while vLLM
  * enforces 21,000 on prompt + max_tokens. A client that asks for the advertised cap fails from the
  * first prompt above 11,400 tokens when it talks to the server directly, and runs its whole
@@ -67,10 +67,10 @@ async function runAgent(baseURL: string): Promise<TurnRecord[]> {
         ok: true,
         clientPromptTokens,
         headers: {
-          estimate: response.headers.get('x-headroom-estimate'),
-          budget: response.headers.get('x-headroom-budget'),
-          pruned: response.headers.get('x-headroom-pruned-turns'),
-          recovery: response.headers.get('x-headroom-recovery'),
+          estimate: response.headers.get('x-spillway-estimate'),
+          budget: response.headers.get('x-spillway-budget'),
+          pruned: response.headers.get('x-spillway-pruned-turns'),
+          recovery: response.headers.get('x-spillway-recovery'),
         },
       });
     } catch (error) {
@@ -100,7 +100,7 @@ afterAll(async () => {
 const chats = (emulator: Emulator) =>
   emulator.requests.filter((record) => record.path === '/v1/chat/completions');
 
-describe('the regression scenario through headroom serve', () => {
+describe('the regression scenario through spillway serve', () => {
   it('fails talking to the server directly from the first prompt above 11,400 tokens', async () => {
     const records = await runAgent(`${direct.url}/v1`);
     const failed = records.at(-1);

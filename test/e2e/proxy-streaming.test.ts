@@ -154,7 +154,7 @@ describe('streaming through the proxy', () => {
       3,
     );
     expect(viaProxy.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    expect(viaProxy.headers.get('x-headroom-recovery')).toBe('none');
+    expect(viaProxy.headers.get('x-spillway-recovery')).toBe('none');
   });
 
   it('recovers an overflow sent as an error event inside a 200 stream before any content', async () => {
@@ -223,7 +223,7 @@ describe('streaming through the proxy', () => {
     let text = '';
     for await (const part of stream) text += part.choices[0]?.delta.content ?? '';
     expect(text).toBe('recovered');
-    expect(response.headers.get('x-headroom-recovery')).toBe('context:compacted');
+    expect(response.headers.get('x-spillway-recovery')).toBe('context:compacted');
     const [first, ...rest] = upstream.seen.map((seen) => JSON.stringify(seen.body));
     const retried = rest.at(-1) ?? '';
     expect(rest.slice(0, -1).every((body) => body.includes(SUMMARY_REQUEST_MARKER))).toBe(true);
@@ -249,7 +249,7 @@ describe('streaming through the proxy', () => {
     expect(text).toContain('upstream overloaded mid-stream');
     expect(upstream.seen).toHaveLength(1);
     const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
-    expect(metrics).toContain('headroom_proxy_upstream_errors_total{reason="stream_error"} 1');
+    expect(metrics).toContain('spillway_proxy_upstream_errors_total{reason="stream_error"} 1');
   });
 
   it('cuts the client stream when the upstream stream breaks off after content', async () => {
@@ -272,6 +272,6 @@ describe('streaming through the proxy', () => {
     await expect(consume()).rejects.toThrow();
     expect(chunks).toBeGreaterThan(0);
     const metrics = await (await fetch(`${proxy.url}/metrics`)).text();
-    expect(metrics).toContain('headroom_proxy_upstream_errors_total{reason="interrupted"} 1');
+    expect(metrics).toContain('spillway_proxy_upstream_errors_total{reason="interrupted"} 1');
   });
 });

@@ -2,7 +2,7 @@
  * The regression scenario of the recovery issue, over HTTP against the `litellm-vllm` emulator at
  * 1:10 scale: LiteLLM advertises 9,600 input and 9,600 output tokens, vLLM behind it enforces 21,000
  * on prompt + max_tokens. A plain client that trusts the advertised cap (max_tokens = 9,600) fails
- * from the first prompt above 21,000 - 9,600 = 11,400 tokens and never recovers. Headroom starts
+ * from the first prompt above 21,000 - 9,600 = 11,400 tokens and never recovers. Spillway starts
  * from a window that is wrong the other way (32,768, a model card's figure this deployment does not
  * serve), learns the real one from the first rejection, and keeps going past the old failure point.
  */
@@ -20,7 +20,7 @@ import { clientSummarizer, RecoveryDriver, type TurnOutcome } from '../support/r
 
 const ENFORCED = 21_000;
 const OLD_FAILURE_POINT = 11_400;
-/** What Headroom believes before the first rejection: a model card's window, larger than vLLM's. */
+/** What Spillway believes before the first rejection: a model card's window, larger than vLLM's. */
 const BELIEVED_WINDOW = 32_768;
 /** Room kept for the reply; max_tokens still goes up to the cap when the prompt leaves room. */
 const RESERVE = 4_096;
@@ -75,7 +75,7 @@ async function runScript(
   return { outcomes, records, driver };
 }
 
-function headroomDriver(counter?: TokenCounter): { driver: RecoveryDriver; manager: ContextWindowManager } {
+function spillwayDriver(counter?: TokenCounter): { driver: RecoveryDriver; manager: ContextWindowManager } {
   const manager = new ContextWindowManager({
     contextLength: BELIEVED_WINDOW,
     outputCap: advertised.max_output_tokens,
@@ -104,7 +104,7 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     expect(ENFORCED - advertised.max_output_tokens).toBe(OLD_FAILURE_POINT);
   });
 
-  it('without Headroom, fails from the first prompt above ~11,400 tokens and never recovers', async () => {
+  it('without Spillway, fails from the first prompt above ~11,400 tokens and never recovers', async () => {
     const driver = new RecoveryDriver({
       client,
       model,
@@ -130,8 +130,8 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     );
   });
 
-  it('with Headroom, the paste fails once and teaches the real window; 12 more turns pass past the old failure point; a manual compaction succeeds', async () => {
-    const { driver, manager } = headroomDriver(createGptTokenizerCounter('o200k_base'));
+  it('with Spillway, the paste fails once and teaches the real window; 12 more turns pass past the old failure point; a manual compaction succeeds', async () => {
+    const { driver, manager } = spillwayDriver(createGptTokenizerCounter('o200k_base'));
     let compaction: Awaited<ReturnType<RecoveryDriver['compact']>> | undefined;
     let afterCompaction: TurnOutcome | undefined;
     const { outcomes, records } = await runScript(driver, async (run) => {
@@ -168,12 +168,12 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     expect(compaction?.estimate).toBeLessThanOrEqual(compaction?.budget ?? 0);
     expect(afterCompaction?.ok).toBe(true);
     console.info(
-      `headroom (o200k counter): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected), largest accepted prompt ${largest}, learned window ${manager.windowFor(model)}, manual compaction ${compaction?.kind} in ${compaction?.summaryRequests} summary requests: ${compaction?.before} → ${compaction?.estimate} tokens; the paste: ${outcomes[3]?.recovery?.steps.join('; ')}`,
+      `spillway (o200k counter): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected), largest accepted prompt ${largest}, learned window ${manager.windowFor(model)}, manual compaction ${compaction?.kind} in ${compaction?.summaryRequests} summary requests: ${compaction?.before} → ${compaction?.estimate} tokens; the paste: ${outcomes[3]?.recovery?.steps.join('; ')}`,
     );
   });
 
-  it('with Headroom’s own estimator, the same script passes too: every rejection recovered in its turn, the window learned', async () => {
-    const { driver, manager } = headroomDriver();
+  it('with Spillway’s own estimator, the same script passes too: every rejection recovered in its turn, the window learned', async () => {
+    const { driver, manager } = spillwayDriver();
     let compaction: Awaited<ReturnType<RecoveryDriver['compact']>> | undefined;
     const { outcomes, records } = await runScript(driver, async (run) => {
       compaction = await run.compact();
@@ -187,7 +187,7 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     const rejected = records.filter((record) => record.status !== 200);
     expect(rejected.length).toBeLessThanOrEqual(2);
     console.info(
-      `headroom (estimator): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected, each recovered), largest accepted prompt ${Math.max(...accepted(records))}${compaction?.learnedWindow ? `, window learned from the manual compaction's summary request` : ''}`,
+      `spillway (estimator): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected, each recovered), largest accepted prompt ${Math.max(...accepted(records))}${compaction?.learnedWindow ? `, window learned from the manual compaction's summary request` : ''}`,
     );
   });
 });

@@ -9,7 +9,7 @@ import { createRandom } from '../corpus/random.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const writer = join(root, 'test', 'fixtures', 'store-writer.ts');
-const directory = mkdtempSync(join(tmpdir(), 'headroom-crash-'));
+const directory = mkdtempSync(join(tmpdir(), 'spillway-crash-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 /** Starts the writer, kills it with SIGKILL after it committed `afterCommits` turns plus a random delay. */

@@ -1,6 +1,6 @@
 /**
  * A small agent driver for recovery tests: user message → send → tool results from the emulator's
- * `fakeToolResult` → send → …, with or without Headroom. With a manager every send is fitted, an
+ * `fakeToolResult` → send → …, with or without Spillway. With a manager every send is fitted, an
  * overflow is recovered once per turn (`recoverFromOverflow`) and a turn that still fails is rolled
  * back to before it (its own messages only; a compaction made during it stays). Without one, the
  * request goes out as built, with the `maxTokens` given, and a failed turn is rolled back the same way.
@@ -88,7 +88,7 @@ export interface RecoveryDriverOptions {
   model: string;
   system: string;
   tools?: ToolDefinition[];
-  /** Headroom; without it every request goes out as built. */
+  /** Spillway; without it every request goes out as built. */
   manager?: ContextWindowManager;
   summarize?: Summarizer;
   /** The `max_tokens` of every request (the plain client sends the advertised cap). */

@@ -6,9 +6,9 @@ import {
   type AssistantMessage,
   type ChatRequest,
   type ContentPart,
-  HeadroomError,
   type Message,
   type RequestFormat,
+  SpillwayError,
   type ToolCall,
   type ToolDefinition,
   type ToolMessage,
@@ -42,11 +42,11 @@ export interface FromAISDKPromptOptions {
  * as JSON text); each tool result becomes its own tool message (JSON outputs as their JSON text,
  * error outputs flagged `isError`); a tool-approval response becomes a user message holding the
  * part, in the turn of the call it answers; provider-executed tool calls and their results stay
- * parts of the assistant message they came in. Every field Headroom does not interpret
+ * parts of the assistant message they came in. Every field Spillway does not interpret
  * (`providerOptions`, reasoning signatures, `toolName`…) rides in `extra`. {@link toAISDKPrompt}
  * writes the caller's own objects back for every message fitting kept.
  *
- * @throws HeadroomError `invalid_transcript` naming the message index when a message is malformed.
+ * @throws SpillwayError `invalid_transcript` naming the message index when a message is malformed.
  * @example
  * const request = fromAISDKPrompt({ prompt: params.prompt, tools: params.tools, model: 'gpt-4o' });
  */
@@ -58,7 +58,7 @@ export function fromAISDKPrompt({
   format = 'openai',
 }: FromAISDKPromptOptions): ChatRequest {
   if (!Array.isArray(prompt))
-    throw new HeadroomError('invalid_transcript', 'the AI SDK prompt is not an array of messages');
+    throw new SpillwayError('invalid_transcript', 'the AI SDK prompt is not an array of messages');
   const messages: Message[] = [];
   prompt.forEach((message, index) => {
     const pieces = readMessage(message, index);
@@ -83,8 +83,8 @@ interface Piece {
   part?: unknown;
 }
 
-function invalid(message: string, index: number): HeadroomError {
-  return new HeadroomError('invalid_transcript', message, { data: { messageIndex: index } });
+function invalid(message: string, index: number): SpillwayError {
+  return new SpillwayError('invalid_transcript', message, { data: { messageIndex: index } });
 }
 
 function withExtra<T extends Message>(message: T, extra: Record<string, unknown> | undefined): T {

@@ -1,14 +1,14 @@
 /**
  * @module
- * Headroom for the Vercel AI SDK (`ai` 6, an optional peer dependency): `headroomMiddleware()` for
- * `wrapLanguageModel`, and the converters between AI SDK prompts and Headroom's transcript.
+ * Spillway for the Vercel AI SDK (`ai` 6, an optional peer dependency): `spillwayMiddleware()` for
+ * `wrapLanguageModel`, and the converters between AI SDK prompts and Spillway's transcript.
  *
  * @example
  * import { wrapLanguageModel } from 'ai';
- * import { headroomMiddleware } from 'headroom/ai-sdk';
- * const model = wrapLanguageModel({ model: baseModel, middleware: headroomMiddleware({ contextLength: 32_768 }) });
+ * import { spillwayMiddleware } from 'spillway/ai-sdk';
+ * const model = wrapLanguageModel({ model: baseModel, middleware: spillwayMiddleware({ contextLength: 32_768 }) });
  */
-export type { AdapterEvent, HeadroomAdapterOptions } from '../shared/adapter-options.js';
+export type { AdapterEvent, SpillwayAdapterOptions } from '../shared/adapter-options.js';
 export type {
   LanguageModelCallOptions,
   LanguageModelMessage,
@@ -16,5 +16,5 @@ export type {
   LanguageModelTool,
 } from './ai-sdk-types.js';
 export { type FromAISDKPromptOptions, fromAISDKPrompt } from './from-ai-sdk-prompt.js';
-export { type HeadroomMiddlewareOptions, headroomMiddleware } from './headroom-middleware.js';
+export { type SpillwayMiddlewareOptions, spillwayMiddleware } from './spillway-middleware.js';
 export { toAISDKPrompt } from './to-ai-sdk-prompt.js';

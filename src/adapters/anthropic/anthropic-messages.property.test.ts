@@ -11,7 +11,7 @@ import {
 // Messages requests as `@anthropic-ai/sdk` callers build them: a system string or blocks with
 // cache_control, user text and image blocks, assistant content as the SDK returns it (thinking with
 // signatures, text, tool_use between them), tool results in one user message (string or block
-// content, is_error) with text after them, request fields Headroom does not read.
+// content, is_error) with text after them, request fields Spillway does not read.
 
 type Json = Record<string, unknown>;
 

@@ -1,13 +1,13 @@
 /**
  * @module
- * Headroom for `@anthropic-ai/sdk` (an optional peer dependency): `withHeadroom(client)` returns a
+ * Spillway for `@anthropic-ai/sdk` (an optional peer dependency): `withSpillway(client)` returns a
  * client whose `messages.create` and `messages.stream` are fitted to the window and recovered from
  * overflows.
  *
  * @example
  * import Anthropic from '@anthropic-ai/sdk';
- * import { withHeadroom } from 'headroom/anthropic';
- * const client = withHeadroom(new Anthropic(), { onEvent: (event) => console.error(event.type) });
+ * import { withSpillway } from 'spillway/anthropic';
+ * const client = withSpillway(new Anthropic(), { onEvent: (event) => console.error(event.type) });
  */
-export type { AdapterEvent, HeadroomAdapterOptions } from '../shared/adapter-options.js';
-export { type AnthropicHeadroomOptions, withHeadroom } from './with-headroom.js';
+export type { AdapterEvent, SpillwayAdapterOptions } from '../shared/adapter-options.js';
+export { type AnthropicSpillwayOptions, withSpillway } from './with-spillway.js';

@@ -10,7 +10,7 @@ import {
 
 // Chat Completions requests as `openai` SDK callers build them: system or developer prompts, user
 // text and image parts, assistant replies as the SDK returns them (null content, refusal,
-// annotations, parallel tool calls), tool results as strings or text parts, request fields Headroom
+// annotations, parallel tool calls), tool results as strings or text parts, request fields Spillway
 // does not read.
 
 type Json = Record<string, unknown>;

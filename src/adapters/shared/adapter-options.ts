@@ -11,12 +11,12 @@ import type {
 } from '../../core/index.js';
 
 /**
- * Options shared by `headroomMiddleware` (AI SDK) and both `withHeadroom` wrappers.
+ * Options shared by `spillwayMiddleware` (AI SDK) and both `withSpillway` wrappers.
  *
  * Limits come from the model catalog by provider and model id; `contextLength` and `outputCap`
  * override it. Windows a provider states in an overflow error are learned and win from then on.
  */
-export interface HeadroomAdapterOptions {
+export interface SpillwayAdapterOptions {
   /** The model's context window, instead of the catalog's. */
   contextLength?: number;
   /** The model's reply cap, instead of the catalog's. */
@@ -34,7 +34,7 @@ export interface HeadroomAdapterOptions {
   safetyRatio?: number;
   /** When to set or lower the reply cap (default `auto`: fill it in when the call has none). */
   clamp?: ClampMode;
-  /** Count with this instead of Headroom's estimator. */
+  /** Count with this instead of Spillway's estimator. */
   counter?: TokenCounter;
   /** The output cap of a compaction summary request, when the recovery chain compacts. */
   summaryMaxTokens?: number;

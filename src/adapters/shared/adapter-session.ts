@@ -14,7 +14,7 @@ import {
   type UsageReport,
 } from '../../core/index.js';
 import { resolveLimits } from '../../models/index.js';
-import type { AdapterEvent, HeadroomAdapterOptions } from './adapter-options.js';
+import type { AdapterEvent, SpillwayAdapterOptions } from './adapter-options.js';
 
 /** One fitted call: the caller's request, what fitting did, and the manager that did it. */
 export interface FittedCall {
@@ -44,10 +44,10 @@ export interface SendOptions<T> {
  * one's starts a new run in the manager, so consecutive runs do not share calibration.
  */
 export class AdapterSession {
-  readonly #options: HeadroomAdapterOptions;
+  readonly #options: SpillwayAdapterOptions;
   readonly #managers = new Map<string, Promise<ContextWindowManager>>();
 
-  constructor(options: HeadroomAdapterOptions = {}) {
+  constructor(options: SpillwayAdapterOptions = {}) {
     this.#options = options;
   }
 

@@ -7,7 +7,7 @@ import type { ChatRequest, Summarizer, UsageReport } from '../../core/index.js';
 import type { AdapterSession } from './adapter-session.js';
 import { observeSdkStream } from './observe-sdk-stream.js';
 
-/** The part of an SDK `APIPromise` Headroom uses. */
+/** The part of an SDK `APIPromise` Spillway uses. */
 export interface SdkApiPromise<T = unknown> extends PromiseLike<T> {
   asResponse(): Promise<Response>;
 }

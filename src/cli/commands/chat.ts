@@ -12,7 +12,7 @@ import { choiceFlag, EXIT_OK, integerFlag, reportError } from '../io.js';
 export const chatCommand: Command = {
   summary:
     'an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, kept inside its window',
-  usage: `usage: headroom chat [--base-url URL] [--model ID] [--format openai|anthropic] [--config FILE]
+  usage: `usage: spillway chat [--base-url URL] [--model ID] [--format openai|anthropic] [--config FILE]
                      [--resume ID] [-p PROMPT [--yes] [--json]] [--context-length N] [--output-cap N]
                      [--store FILE]
 
@@ -23,15 +23,15 @@ the window; overflows are recovered; sessions are saved in the SQLite store.
   --base-url URL       the API root (default https://api.openai.com/v1, or Anthropic's for --format anthropic)
   --model ID           the model (or "model" in the config)
   --format F           openai (Chat Completions) or anthropic (Messages); default from the URL
-  --config FILE        the config file (default ./headroom.config.json, else ~/.config/headroom/config.json)
+  --config FILE        the config file (default ./spillway.config.json, else ~/.config/spillway/config.json)
   --resume ID          continue a saved session (an id prefix is enough)
   -p, --print PROMPT   run one task and print the answer; write_file and run_command are refused
   --yes                with -p: allow write_file and run_command without asking
   --json               with -p: print {"session_id","reason","text","usage"}
   --context-length N   the window (wins over discovery); --output-cap N the reply cap
-  --store FILE         the session database (default $HEADROOM_STORE, else ~/.local/share/headroom/sessions.db)
+  --store FILE         the session database (default $SPILLWAY_STORE, else ~/.local/share/spillway/sessions.db)
 
-API key: the config's api_key, else HEADROOM_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY.
+API key: the config's api_key, else SPILLWAY_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY.
 In the chat: /compact /context /limits /sessions /resume ID /clear /help /quit; Ctrl+C cancels a reply.`,
   options: {
     'base-url': { type: 'string' },

@@ -1,8 +1,8 @@
 import {
   classifyOverflow,
-  HeadroomError,
   type OverflowInfo,
   type OverflowPattern,
+  SpillwayError,
 } from '../../core/index.js';
 import type { Command } from '../command.js';
 import { EXIT_OK, integerFlag, parseJson, printJson, readInput } from '../io.js';
@@ -23,7 +23,7 @@ function toWire(info: OverflowInfo): Record<string, unknown> {
 function statusFlag(value: string | undefined, flag: string): number | undefined {
   const status = integerFlag(value, flag, { min: 100 });
   if (status !== undefined && status > 599)
-    throw new HeadroomError('invalid_argument', `--${flag} must be an HTTP status 100-599, got ${status}`);
+    throw new SpillwayError('invalid_argument', `--${flag} must be an HTTP status 100-599, got ${status}`);
   return status;
 }
 
@@ -36,7 +36,7 @@ async function loadPatterns(file: string | undefined): Promise<OverflowPattern[]
       ? (config as { overflow_patterns: unknown }).overflow_patterns
       : undefined;
   if (rows === undefined)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `${file} holds neither an array of rows nor {"overflow_patterns":[…]}; each row is { name, kind, regex }`,
     );
@@ -63,22 +63,22 @@ function parseBatch(text: string, file: string): BatchRow[] {
     try {
       row = JSON.parse(line);
     } catch (error) {
-      throw new HeadroomError('invalid_argument', `${where} is not valid JSON: ${(error as Error).message}`);
+      throw new SpillwayError('invalid_argument', `${where} is not valid JSON: ${(error as Error).message}`);
     }
     if (typeof row !== 'object' || row === null || Array.isArray(row))
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `${where} is not a JSON object; each line is {"id":…,"body":…,"http_status":N|null}`,
       );
     const { id, body, http_status: status } = row as Record<string, unknown>;
     if (typeof body !== 'string' && (typeof body !== 'object' || body === null))
-      throw new HeadroomError('invalid_argument', `${where} has no "body" (a string or a JSON value)`);
+      throw new SpillwayError('invalid_argument', `${where} has no "body" (a string or a JSON value)`);
     if (
       status !== undefined &&
       status !== null &&
       (!Number.isInteger(status) || (status as number) < 100 || (status as number) > 599)
     )
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `${where}: "http_status" must be an HTTP status 100-599 or null, got ${JSON.stringify(status)}`,
       );
@@ -94,8 +94,8 @@ function parseBatch(text: string, file: string): BatchRow[] {
 
 export const classifyCommand: Command = {
   summary: 'classify a provider error: context, budget, output_cap or none, with its figures',
-  usage: `usage: headroom classify [FILE|-] [--status N] [--patterns FILE.json]
-       headroom classify --batch FILE.jsonl|- [--status N] [--patterns FILE.json]
+  usage: `usage: spillway classify [FILE|-] [--status N] [--patterns FILE.json]
+       spillway classify --batch FILE.jsonl|- [--status N] [--patterns FILE.json]
 
 Classifies a provider's rejection (JSON, SSE stream, SDK error text, Python repr; read from standard
 input unless FILE is given): context = the prompt alone exceeds the window, budget = the prompt fits

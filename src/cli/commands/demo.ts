@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import {
   DEMO_DEFAULT_PROFILE,
   DEMO_DEFAULT_SCALE,
@@ -17,7 +17,7 @@ function scaleFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const scale = Number(value);
   if (!Number.isFinite(scale) || scale <= 0 || scale > 10)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_argument',
       `--scale must be a number in (0, 10], got ${JSON.stringify(value)}`,
     );
@@ -26,19 +26,19 @@ function scaleFlag(value: string | undefined): number | undefined {
 
 export const demoCommand: Command = {
   summary:
-    'the embedded default: a scripted agent session against an emulated backend, plain and through Headroom',
-  usage: `usage: headroom demo [--profile P] [--turns N] [--scale F] [--json] [--report FILE.html]
+    'the embedded default: a scripted agent session against an emulated backend, plain and through Spillway',
+  usage: `usage: spillway demo [--profile P] [--turns N] [--scale F] [--json] [--report FILE.html]
 
 Starts a backend emulator in-process (default: ${DEMO_DEFAULT_PROFILE} at ${DEMO_DEFAULT_SCALE} scale: LiteLLM advertises
 9,600 input / 9,600 output tokens, vLLM behind it enforces 21,000 on prompt + max_tokens) and runs one
 scripted coding session twice: through a plain client (the full transcript, max_tokens = the
-advertised cap) and through Headroom (fitted to the discovered limits, recovery on). Prints a line
+advertised cap) and through Spillway (fitted to the discovered limits, recovery on). Prints a line
 per turn, then a side-by-side summary. No network, no API key.
 
   --profile P        ${PROFILE_NAMES.join(', ')}
   --turns N          assistant turns of the session, the last one the answer (default ${DEMO_DEFAULT_TURNS})
   --scale F          litellm-vllm: scale of its limits (default ${DEMO_DEFAULT_SCALE})
-  --json             print {"profile","turns","runs":{"plain":R,"headroom":R}} instead
+  --json             print {"profile","turns","runs":{"plain":R,"spillway":R}} instead
   --report FILE      also write a self-contained HTML page charting prompt tokens per turn`,
   options: {
     profile: { type: 'string' },
@@ -64,7 +64,7 @@ per turn, then a side-by-side summary. No network, no API key.
       try {
         await writeFile(report, renderDemoHtml(result));
       } catch (error) {
-        throw new HeadroomError(
+        throw new SpillwayError(
           'invalid_argument',
           `cannot write the report to ${report}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
           { cause: error },

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { PROFILE_NAMES, parseFaults, parseScript, startEmulator } from '../../emulator/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, parseJson, readInput, untilStopped } from '../io.js';
@@ -7,13 +7,13 @@ function scaleFlag(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const scale = Number(value);
   if (!Number.isFinite(scale) || scale <= 0)
-    throw new HeadroomError('invalid_argument', `--scale must be a number > 0, got ${JSON.stringify(value)}`);
+    throw new SpillwayError('invalid_argument', `--scale must be a number > 0, got ${JSON.stringify(value)}`);
   return scale;
 }
 
 export const emulateCommand: Command = {
   summary: "run a backend emulator: a real server's limits, overflow errors and a scripted model on loopback",
-  usage: `usage: headroom emulate --profile P --port N [--host H] [--context-length N] [--output-cap N]
+  usage: `usage: spillway emulate --profile P --port N [--host H] [--context-length N] [--output-cap N]
                         [--scale F] [--model ID] [--wording W] [--seed N] [--script FILE] [--faults FILE]
 
 Runs an HTTP server that behaves like a real inference server: it counts prompt tokens with a real
@@ -45,7 +45,7 @@ Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SI
   async run({ values }) {
     const profile = choiceFlag(values.profile as string | undefined, 'profile', PROFILE_NAMES);
     if (profile === undefined)
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `--profile P is required: one of ${PROFILE_NAMES.join(', ')}`,
       );

@@ -4,7 +4,7 @@ import { choiceFlag, EXIT_OK, parseJson, printJson, readInput } from '../io.js';
 
 export const estimateCommand: Command = {
   summary: 'token estimate of a request (OpenAI Chat or Anthropic Messages JSON)',
-  usage: `usage: headroom estimate FILE|- [--format openai|anthropic] [--model ID]
+  usage: `usage: spillway estimate FILE|- [--format openai|anthropic] [--model ID]
 
 Estimates the prompt tokens of a request without a tokenizer. The format is detected unless
 --format is given; --model picks the tokenizer family (default: the request's "model").

@@ -1,10 +1,10 @@
-import { ContextWindowManager, HeadroomError, readRequest, writeRequest } from '../../core/index.js';
+import { ContextWindowManager, readRequest, SpillwayError, writeRequest } from '../../core/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, parseJson, printJson, readInput } from '../io.js';
 
 export const fitCommand: Command = {
   summary: 'the request fitted to the window (oldest whole turns pruned, max_tokens clamped)',
-  usage: `usage: headroom fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
+  usage: `usage: spillway fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
                     [--reserve N] [--clamp auto|always|never] [--format openai|anthropic]
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
@@ -27,7 +27,7 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
   async run({ values, positionals }) {
     const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
     if (contextLength === undefined) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         '--context-length N is required: the window to fit into, in tokens',
       );

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { type LearnedLimits, resolveLimits } from '../../models/index.js';
 import type { Command } from '../command.js';
 import { EXIT_OK, integerFlag, printJson } from '../io.js';
@@ -14,7 +14,7 @@ async function learnedLimits(
   const file = path ?? defaultStorePath();
   if (!existsSync(file)) {
     if (path !== undefined)
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         `--store ${path} does not exist; give an existing session store`,
       );
@@ -30,7 +30,7 @@ async function learnedLimits(
 
 export const limitsCommand: Command = {
   summary: 'the window and output cap in force for a model, and where each came from',
-  usage: `usage: headroom limits --model ID [--base-url URL] [--provider P] [--context-length N]
+  usage: `usage: spillway limits --model ID [--base-url URL] [--provider P] [--context-length N]
                        [--output-cap N] [--api-key KEY] [--timeout MS] [--store PATH | --no-store]
 
 Resolves a model's limits in one order, each figure from the first source that states it:
@@ -57,7 +57,7 @@ output: {"model":ID,"context_length":N,"output_cap":N|null,"source":{"context_le
   async run({ values }) {
     const model = values.model as string | undefined;
     if (model === undefined || model.trim() === '')
-      throw new HeadroomError('invalid_argument', '--model ID is required: the model id, such as gpt-4o');
+      throw new SpillwayError('invalid_argument', '--model ID is required: the model id, such as gpt-4o');
     const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
     const outputCap = integerFlag(values['output-cap'] as string | undefined, 'output-cap');
     const timeoutMs = integerFlag(values.timeout as string | undefined, 'timeout');

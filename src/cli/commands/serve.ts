@@ -1,12 +1,12 @@
 import { loadProxyConfig } from '../../config/proxy-config.js';
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PROXY_PORT, openProxyStore, startProxy } from '../../proxy/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 
 export const serveCommand: Command = {
   summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
-  usage: `usage: headroom serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
+  usage: `usage: spillway serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
                       [--store memory|sqlite[:PATH]|redis://…] [--upstream-format openai|anthropic]
                       [--max-body-bytes N] [--verbose]
 
@@ -17,7 +17,7 @@ recovered and retried once; a request nothing can fit is answered 400 context_le
 Every other path is forwarded unchanged. Credentials are forwarded, never logged.
 
   --store S            where learned limits, calibration and conversation state live:
-                       memory, sqlite (default: proxy.db in Headroom's data directory),
+                       memory, sqlite (default: proxy.db in Spillway's data directory),
                        sqlite:PATH, or redis://HOST:PORT to share them between instances
   --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
                        max_body_bytes, overflow_patterns, models: { ID: { … } }
@@ -39,12 +39,12 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
   async run({ values }) {
     const upstream = values.upstream as string | undefined;
     if (upstream === undefined)
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_argument',
         '--upstream URL is required: the server to forward to, such as http://localhost:8000',
       );
     const port = integerFlag(values.port as string | undefined, 'port', { min: 0 }) ?? DEFAULT_PROXY_PORT;
-    if (port > 65_535) throw new HeadroomError('invalid_argument', `--port must be <= 65535, got ${port}`);
+    if (port > 65_535) throw new SpillwayError('invalid_argument', `--port must be <= 65535, got ${port}`);
     const upstreamFormat =
       choiceFlag(values['upstream-format'] as string | undefined, 'upstream-format', [
         'openai',

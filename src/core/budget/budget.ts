@@ -11,7 +11,7 @@ export interface ModelLimits {
   outputCap?: number;
 }
 
-/** The window assumed when nothing tells Headroom the real one: small enough to be safe almost anywhere. */
+/** The window assumed when nothing tells Spillway the real one: small enough to be safe almost anywhere. */
 export const FALLBACK_CONTEXT_LENGTH = 8_192;
 
 /** Share of the window kept free for estimation error. */

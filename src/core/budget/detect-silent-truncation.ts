@@ -2,7 +2,7 @@
  * @module
  * Silent truncation: a server that cuts a long prompt down to its window and answers 200 (Ollama
  * keeps the system messages and the newest messages within `num_ctx`) shows it only in `usage`.
- * Headroom's estimator over-counts (about 1.1–2.5× per content class, never under), so "reported
+ * Spillway's estimator over-counts (about 1.1–2.5× per content class, never under), so "reported
  * below the estimate" is normal; what is not normal is a report below the fewest tokens the request
  * could possibly take. Two lower bounds, both immune to the over-count:
  *
@@ -18,7 +18,7 @@
  */
 import type { Message } from '../transcript/index.js';
 
-/** The most Headroom's estimator over-counts a whole request (worst class aggregate: 2.5×, CJK). */
+/** The most Spillway's estimator over-counts a whole request (worst class aggregate: 2.5×, CJK). */
 export const MAX_OVERCOUNT_RATIO = 4;
 
 /** Tokens a report may fall below the bound without being called a truncation (template drift). */
@@ -118,7 +118,7 @@ export interface SilentTruncationNotice {
   model?: string;
   reported: number;
   expectedAtLeast: number;
-  /** The window Headroom budgets for from now on, when the figure was plausible. */
+  /** The window Spillway budgets for from now on, when the figure was plausible. */
   window?: number;
 }
 
@@ -136,8 +136,8 @@ export function silentTruncationNotice({
   const who = model === undefined ? 'the server' : `the server running ${model}`;
   const then =
     learned && check.window !== undefined
-      ? `Headroom now budgets for a ${check.window}-token window`
-      : 'Headroom keeps its window';
+      ? `Spillway now budgets for a ${check.window}-token window`
+      : 'Spillway keeps its window';
   return {
     code: 'silent_truncation',
     level: 'warning',

@@ -46,7 +46,7 @@ export interface CompactTranscriptOptions {
   summaryMaxTokens?: number;
   /** Whole turns kept verbatim (default: the newest turns that fit in 30% of the budget, at least one). */
   keepTurns?: number;
-  /** The estimator (default: Headroom's, for `model`'s tokenizer family, uncalibrated). */
+  /** The estimator (default: Spillway's, for `model`'s tokenizer family, uncalibrated). */
   estimate?: RequestEstimator;
   /** The id the summary's placeholder gets (default 1). */
   recallId?: number;

@@ -1,6 +1,6 @@
 /**
  * @module
- * Recallable placeholders: every span Headroom prunes, elides or compacts leaves a marker with an id
+ * Recallable placeholders: every span Spillway prunes, elides or compacts leaves a marker with an id
  * (`[elided #41: read_file src/app.ts, 3,210 tokens]`), and the `recall` tool fetches the span back.
  */
 import { contentText, type Message, type ToolDefinition } from '../transcript/index.js';
@@ -9,7 +9,7 @@ import { serializeTranscript } from './serialize-transcript.js';
 /** What kind of placeholder a span belongs to. */
 export type RecallKind = 'truncated' | 'outline' | 'elided' | 'pruned' | 'compacted' | 'truncation';
 
-/** One span a placeholder stands for: the messages as they were before Headroom left them out. */
+/** One span a placeholder stands for: the messages as they were before Spillway left them out. */
 export interface RecallSpan {
   /** The id the placeholder names (`41` for `#41`). */
   id: string;
@@ -50,7 +50,7 @@ export type RecallResult =
 /** The most characters one recall returns (about 4,000 tokens of prose): ask for a slice for more. */
 export const RECALL_MAX_CHARS = 16_000;
 
-/** The tool a loop offers the model so it can fetch what Headroom left out. */
+/** The tool a loop offers the model so it can fetch what Spillway left out. */
 export const RECALL_TOOL: ToolDefinition = {
   name: 'recall',
   description:
@@ -64,7 +64,7 @@ export const RECALL_TOOL: ToolDefinition = {
     required: ['id'],
     additionalProperties: false,
   },
-  source: 'headroom',
+  source: 'spillway',
 };
 
 /**

@@ -13,7 +13,7 @@ export interface SummaryUsage {
 
 /**
  * Sends one summary request and resolves with the reply's text. Reject with the provider's error as
- * it is (a `ProviderError`, an SDK error, a body): Headroom classifies it with `classifyOverflow` and
+ * it is (a `ProviderError`, an SDK error, a body): Spillway classifies it with `classifyOverflow` and
  * shrinks the request when it did not fit.
  *
  * @example

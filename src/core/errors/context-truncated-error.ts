@@ -1,8 +1,8 @@
-import { HeadroomError } from './headroom-error.js';
+import { SpillwayError } from './spillway-error.js';
 
 /** The figures that made a request impossible to fit. */
 export interface ContextTruncatedDetails {
-  /** Estimated prompt tokens of the smallest request Headroom could build. */
+  /** Estimated prompt tokens of the smallest request Spillway could build. */
   estimate: number;
   /** Prompt tokens the window allows after the reserve and safety margin. */
   budget: number;
@@ -18,7 +18,7 @@ export interface ContextTruncatedDetails {
  * Thrown when even the head (system prompt and first user message) plus the newest turn do not fit.
  * No request was sent. Not retryable: the same request fails the same way.
  */
-export class ContextTruncatedError extends HeadroomError {
+export class ContextTruncatedError extends SpillwayError {
   readonly details: ContextTruncatedDetails;
 
   constructor(message: string, details: ContextTruncatedDetails, options: { cause?: unknown } = {}) {
@@ -28,6 +28,6 @@ export class ContextTruncatedError extends HeadroomError {
   }
 
   static override isInstance(value: unknown): value is ContextTruncatedError {
-    return HeadroomError.isInstance(value) && value.code === 'context_truncated';
+    return SpillwayError.isInstance(value) && value.code === 'context_truncated';
   }
 }

@@ -1,2 +1,2 @@
 export { type ContextTruncatedDetails, ContextTruncatedError } from './context-truncated-error.js';
-export { HeadroomError, type HeadroomErrorCode, type HeadroomErrorOptions } from './headroom-error.js';
+export { SpillwayError, type SpillwayErrorCode, type SpillwayErrorOptions } from './spillway-error.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextTruncatedError, type HeadroomError } from '../errors/index.js';
+import { ContextTruncatedError, type SpillwayError } from '../errors/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
 import { ContextWindowManager } from './context-window-manager.js';
 import type { ManagerEvent } from './events.js';
@@ -76,7 +76,7 @@ describe('ContextWindowManager', () => {
       const details = (error as ContextTruncatedError).details;
       expect(details.window).toBe(2_000);
       expect(details.estimate).toBeGreaterThan(details.budget);
-      expect((error as HeadroomError).retryable).toBe(false);
+      expect((error as SpillwayError).retryable).toBe(false);
       expect((error as Error).message).toMatch(/newest turn/);
     }
   });

@@ -20,7 +20,7 @@ import {
   parseCompressionState,
   type RenderMemo,
 } from '../compress/index.js';
-import { ContextTruncatedError, HeadroomError } from '../errors/index.js';
+import { ContextTruncatedError, SpillwayError } from '../errors/index.js';
 import { describeSources, SchemaFloorTracker, type SchemaSource } from '../schemas/index.js';
 import {
   applyCalibration,
@@ -57,7 +57,7 @@ export interface ContextWindowManagerOptions {
   outputCap?: number;
   /** The model id, for the tokenizer family and learned windows. Requests may carry their own. */
   model?: string;
-  /** Count with this instead of Headroom's estimator (an exact tokenizer, for instance). */
+  /** Count with this instead of Spillway's estimator (an exact tokenizer, for instance). */
   counter?: TokenCounter;
   /** A fixed reply reserve, instead of `max_tokens` / the output cap / 2% of the window. */
   reserve?: number;
@@ -179,11 +179,11 @@ export class ContextWindowManager {
     for (const key of ['contextLength', 'outputCap', 'reserve'] as const) {
       const value = options[key];
       if (value !== undefined && (!Number.isInteger(value) || value <= 0)) {
-        throw new HeadroomError('invalid_config', `${key} must be a positive integer, got ${value}`);
+        throw new SpillwayError('invalid_config', `${key} must be a positive integer, got ${value}`);
       }
     }
     if (options.safetyRatio !== undefined && !(options.safetyRatio >= 0 && options.safetyRatio < 0.5)) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'invalid_config',
         `safetyRatio must be in [0, 0.5), got ${options.safetyRatio}`,
       );
@@ -211,7 +211,7 @@ export class ContextWindowManager {
   }
 
   /**
-   * Whether estimates come from Headroom's estimator, which errs high, rather than a caller's exact
+   * Whether estimates come from Spillway's estimator, which errs high, rather than a caller's exact
    * counter: recovery then knows a request estimated a little over the budget may still fit.
    */
   get estimatesErrHigh(): boolean {
@@ -426,7 +426,7 @@ export class ContextWindowManager {
 
     const pairing = validatePairing(messages);
     if (!pairing.ok) {
-      throw new HeadroomError(
+      throw new SpillwayError(
         'internal',
         `fitting produced an invalid transcript (${pairing.issues[0]?.message}); please report this`,
         { data: { issues: pairing.issues } },
@@ -658,7 +658,7 @@ export class ContextWindowManager {
 
   /**
    * Raises the calibration from a prompt count a provider stated for a request it rejected (an
-   * overflow's input figure), when Headroom counted fewer. Only ever raises the factor, and never
+   * overflow's input figure), when Spillway counted fewer. Only ever raises the factor, and never
    * anchors on the count: a rejected request's count may be a lower bound (vLLM truncates before
    * counting).
    */
@@ -808,7 +808,7 @@ function truncatedMessage({
   messages: number;
   sources: readonly SchemaSource[];
 }): string {
-  const base = `the smallest request Headroom can build (the head and the newest turn, ${messages} messages) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  const base = `the smallest request Spillway can build (the head and the newest turn, ${messages} messages) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
   if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
   if (schemaTokens > budget / 2)
     return `${base}; tool schemas alone take about ${schemaTokens} (${describeSources(sources)}): disable servers, filter their tools or load them on demand, or send shorter schemas`;

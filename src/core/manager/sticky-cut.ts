@@ -2,7 +2,7 @@
  * @module
  * The sticky prune cut. Once `fit` has left the oldest turns out, later sends of the same run leave
  * out the same turns, behind the same marker, until the budget forces the cut further: requests keep
- * one byte prefix between cuts, so the provider's prefix cache and Headroom's anchor on the
+ * one byte prefix between cuts, so the provider's prefix cache and Spillway's anchor on the
  * provider's count both hold. A cut moves only forward, and only by enough to leave room
  * ({@link PRUNE_TARGET_RATIO}), so it moves seldom.
  */

@@ -80,7 +80,7 @@ export interface OverflowInfo extends OverflowFigures {
   units?: 'characters';
   /**
    * Present on a 400, 413 or 422 rejection that no row recognized: it may be an overflow in wording
-   * Headroom does not know. Log the body and add a row to `overflow_patterns`.
+   * Spillway does not know. Log the body and add a row to `overflow_patterns`.
    */
   unclassified?: true;
 }

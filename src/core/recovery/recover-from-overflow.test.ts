@@ -316,7 +316,7 @@ describe('recoverFromOverflow: the context chain', () => {
     expectNothingLost(history, result);
   });
 
-  it('raises the calibration when the provider counted more prompt tokens than Headroom estimated', async () => {
+  it('raises the calibration when the provider counted more prompt tokens than Spillway estimated', async () => {
     const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
     const history = codingSession({ turns: 16, lines: 40 });
     const estimate = manager.measure(request(history)).estimate;

@@ -18,7 +18,7 @@ import { fallbackToNewest, type TranscriptCut, truncateTranscript } from './trun
  * Recovers from an overflow, once per turn. Per kind:
  * - `budget` (the prompt fits, prompt + `max_tokens` does not): the same request with
  *   `max_tokens = window - input - 512`, from the error's figures (the input is never taken below
- *   Headroom's own estimate); never compacts. When that leaves less than 1,024 tokens for the reply,
+ *   Spillway's own estimate); never compacts. When that leaves less than 1,024 tokens for the reply,
  *   it is treated as `context`.
  * - `output_cap`: the cap the error states, learned for the model (only ever lowered), and the same
  *   request with `max_tokens` at most that.
@@ -67,7 +67,7 @@ export async function recoverFromOverflow(options: RecoverFromOverflowOptions): 
     ...fields,
   });
 
-  // A provider that counted more prompt tokens than Headroom did teaches the calibration (only up).
+  // A provider that counted more prompt tokens than Spillway did teaches the calibration (only up).
   if (overflow.input !== undefined && overflow.units !== 'characters' && overflow.kind !== 'none') {
     const sent = options.history ? options.request : tryFit(manager, base)?.request;
     if (sent !== undefined && overflow.input > manager.measure(sent).estimate) {

@@ -34,7 +34,7 @@ export function explainFloor({
   part: (message: Message) => number;
 }): string {
   const { estimate, budget, window, reserve, schemaTokens } = measure;
-  const base = `even the smallest request Headroom can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  const base = `even the smallest request Spillway can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
   if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
   if (schemaTokens > budget / 2)
     return `${base}; tool schemas alone take about ${schemaTokens}: send fewer tools or shorter schemas (the history is not the problem, so it was left as it is)`;

@@ -1,6 +1,6 @@
 /**
  * @module
- * The tokenizer ratio: how many tokens the backend counts per estimated token. Headroom's estimator
+ * The tokenizer ratio: how many tokens the backend counts per estimated token. Spillway's estimator
  * errs high, so the ratio is usually below 1 and clamps to 1; a backend with a heavier tokenizer
  * (or a chat template that wraps tools verbosely) pushes it up, and the schema floor scales with it.
  */
@@ -13,7 +13,7 @@ export const MAX_TOKENIZER_RATIO = 4;
 
 /**
  * Folds one report into the ratio: `max(ratio, reported / raw)`, clamped to 1–4. Requests with
- * images (or other blocks Headroom prices at a guess) do not calibrate: their real count says
+ * images (or other blocks Spillway prices at a guess) do not calibrate: their real count says
  * nothing about the tokenizer.
  *
  * @example

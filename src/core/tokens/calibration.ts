@@ -18,14 +18,14 @@ export interface Calibration {
 }
 
 /**
- * The default seed. Headroom's estimator already errs high on every content class it was fitted on
+ * The default seed. Spillway's estimator already errs high on every content class it was fitted on
  * (see the README), so it starts at 1.0 rather than the 1.15 a tight estimator would need; a higher
  * seed would only waste window before the first response arrives.
  */
 export const DEFAULT_CALIBRATION_SEED = 1;
 
 /**
- * How far above the real count Headroom's estimate can plausibly be, for deciding whether a request
+ * How far above the real count Spillway's estimate can plausibly be, for deciding whether a request
  * estimated over the budget might still fit: the 95th percentile of its over-count across content
  * classes and tokenizer families is about 2.5 (`npm run accuracy`). Beyond it, spending a request to
  * find out is not worth it.

@@ -10,7 +10,7 @@ function weightSetsOf(family: TokenizerFamily): ReadonlyArray<readonly number[]>
 }
 
 /**
- * Headroom's estimator for one tokenizer family: a linear model over character classes, fitted so
+ * Spillway's estimator for one tokenizer family: a linear model over character classes, fitted so
  * that it never counts fewer tokens than the real tokenizer on the training corpus (see
  * ESTIMATION in the README for the measured over-count per content class). No tokenizer is loaded;
  * one pass over the string.
@@ -27,7 +27,7 @@ export function createEstimator({
   const weightSets = weightSetsOf(family).map((weights) => Float64Array.from(weights));
   const counts = new Float64Array(FEATURE_COUNT);
   return {
-    name: `headroom-estimator/${family}`,
+    name: `spillway-estimator/${family}`,
     count(text: string): number {
       if (text === '') return 0;
       counts.fill(0);

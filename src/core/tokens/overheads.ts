@@ -5,7 +5,7 @@
  * `<|start_header_id|>role<|end_header_id|>\n\n … <|eot_id|>`, 5 tokens) and every tool call in a
  * JSON envelope (Hermes style: `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`, about 14).
  * The values below sit above what the emulators' Qwen 2.5 (ChatML + Hermes) template adds, measured
- * with `measureTemplateOverhead()` from `headroom/emulator` on o200k and cl100k: 5 per message,
+ * with `measureTemplateOverhead()` from `spillway/emulator` on o200k and cl100k: 5 per message,
  * 18–21 per tool call, 19–26 per tool definition, 86 once for the tool block, 3 to prime the reply
  * plus 21 for the default system prompt a template adds when the request has none.
  */

@@ -30,7 +30,7 @@ const FORMAT = 'anthropic';
  * `tools`, `max_tokens`) into the normalized transcript. Each `tool_result` block becomes its own
  * tool message, so pairing and pruning see one result per call; {@link toAnthropic} joins them back.
  *
- * @throws HeadroomError `invalid_transcript` naming the message index when the request is malformed.
+ * @throws SpillwayError `invalid_transcript` naming the message index when the request is malformed.
  * @example
  * const request = fromAnthropic(JSON.parse(body));
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomError } from '../errors/index.js';
+import { SpillwayError } from '../errors/index.js';
 import { fromAnthropic, toAnthropic } from './anthropic-messages.js';
 import { detectFormat } from './detect-format.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
@@ -139,7 +139,7 @@ describe('OpenAI Chat converter', () => {
   });
 
   it('rejects a body without messages and text that is not JSON', () => {
-    expect(() => fromOpenAIChat({ model: 'x' })).toThrow(HeadroomError);
+    expect(() => fromOpenAIChat({ model: 'x' })).toThrow(SpillwayError);
     expect(() => fromOpenAIChat('{"messages": [')).toThrow(/not valid JSON/);
   });
 });

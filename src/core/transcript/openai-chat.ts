@@ -22,10 +22,10 @@ const FORMAT = 'openai';
 
 /**
  * Reads an OpenAI Chat Completions request (`messages`, `tools`, `max_tokens` or
- * `max_completion_tokens`) into the normalized transcript. Fields Headroom does not understand are
+ * `max_completion_tokens`) into the normalized transcript. Fields Spillway does not understand are
  * kept and written back by {@link toOpenAIChat}.
  *
- * @throws HeadroomError `invalid_transcript` naming the message index when the request is malformed.
+ * @throws SpillwayError `invalid_transcript` naming the message index when the request is malformed.
  * @example
  * const request = fromOpenAIChat(JSON.parse(body));
  */
@@ -80,7 +80,7 @@ export function toOpenAIChat(request: ChatRequest): Record<string, unknown> {
 /**
  * Reads one OpenAI Chat message (a request message or a response's `choices[0].message`).
  *
- * @throws HeadroomError `invalid_transcript` when the message is malformed.
+ * @throws SpillwayError `invalid_transcript` when the message is malformed.
  */
 export function readOpenAIMessage(value: unknown, index = 0): Message {
   return readMessage(value, index);

@@ -2,11 +2,11 @@
  * @module
  * The normalized transcript: one shape for OpenAI Chat Completions and Anthropic Messages requests.
  *
- * Messages are treated as immutable values: Headroom caches per-message estimates by object identity,
+ * Messages are treated as immutable values: Spillway caches per-message estimates by object identity,
  * so change a message by replacing it, never by mutating it.
  */
 
-/** Fields of a wire object that Headroom does not interpret; they round-trip untouched. */
+/** Fields of a wire object that Spillway does not interpret; they round-trip untouched. */
 export type Extra = Record<string, unknown>;
 
 /** Plain text. */
@@ -29,7 +29,7 @@ export interface ImagePart {
   value: unknown;
 }
 
-/** A block Headroom does not understand (documents, redacted thinking, audio…), kept verbatim. */
+/** A block Spillway does not understand (documents, redacted thinking, audio…), kept verbatim. */
 export interface OpaquePart {
   type: 'opaque';
   value: unknown;

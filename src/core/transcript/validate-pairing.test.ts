@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomError } from '../errors/index.js';
+import { SpillwayError } from '../errors/index.js';
 import type { Message } from './types.js';
 import { assertPairing, validatePairing } from './validate-pairing.js';
 
@@ -65,8 +65,8 @@ describe('validatePairing', () => {
       assertPairing([user('go'), result('x'), result('y')]);
       expect.unreachable();
     } catch (error) {
-      expect(HeadroomError.isInstance(error) && error.code).toBe('invalid_transcript');
-      expect((error as HeadroomError).data.issues).toHaveLength(2);
+      expect(SpillwayError.isInstance(error) && error.code).toBe('invalid_transcript');
+      expect((error as SpillwayError).data.issues).toHaveLength(2);
       expect((error as Error).message).toContain('(and 1 more pairing issues)');
     }
   });

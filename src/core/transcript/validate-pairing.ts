@@ -1,4 +1,4 @@
-import { HeadroomError } from '../errors/index.js';
+import { SpillwayError } from '../errors/index.js';
 import { splitTurns } from './split-turns.js';
 import type { Message } from './types.js';
 
@@ -159,7 +159,7 @@ export function validatePairing(messages: readonly Message[]): PairingResult {
 }
 
 /**
- * Like {@link validatePairing}, but throws an `invalid_transcript` {@link HeadroomError} naming the
+ * Like {@link validatePairing}, but throws an `invalid_transcript` {@link SpillwayError} naming the
  * first issue (all issues are in `error.data.issues`).
  */
 export function assertPairing(messages: readonly Message[]): void {
@@ -167,7 +167,7 @@ export function assertPairing(messages: readonly Message[]): void {
   if (result.ok) return;
   const first = result.issues[0] as PairingIssue;
   const more = result.issues.length > 1 ? ` (and ${result.issues.length - 1} more pairing issues)` : '';
-  throw new HeadroomError('invalid_transcript', first.message + more, { data: { issues: result.issues } });
+  throw new SpillwayError('invalid_transcript', first.message + more, { data: { issues: result.issues } });
 }
 
 function issue(

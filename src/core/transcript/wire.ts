@@ -1,4 +1,4 @@
-import { HeadroomError } from '../errors/index.js';
+import { SpillwayError } from '../errors/index.js';
 import type { ContentPart, Extra, Message } from './types.js';
 
 /**
@@ -32,8 +32,8 @@ export function extraFields(value: Record<string, unknown>, known: readonly stri
   return extra;
 }
 
-export function invalid(message: string, data: Record<string, unknown> = {}): HeadroomError {
-  return new HeadroomError('invalid_transcript', message, { data });
+export function invalid(message: string, data: Record<string, unknown> = {}): SpillwayError {
+  return new SpillwayError('invalid_transcript', message, { data });
 }
 
 /** Reads a request body that may be JSON text or an already parsed value. */

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { anthropicProfile } from './anthropic.js';
 import { litellmVllmProfile } from './litellm-vllm.js';
 import { llamacppProfile } from './llamacpp.js';
@@ -32,7 +32,7 @@ const FACTORIES: Record<EmulatorProfileName, (options: ProfileOptions) => Profil
 export function createProfile(name: string, options: ProfileOptions): Profile {
   const factory = FACTORIES[name as EmulatorProfileName];
   if (!factory)
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `unknown emulator profile ${JSON.stringify(name)}; use one of ${PROFILE_NAMES.join(', ')}`,
     );

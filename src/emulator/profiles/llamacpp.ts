@@ -1,4 +1,4 @@
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { IM_END } from '../chat-template.js';
 import {
   type BadInputKind,
@@ -34,7 +34,7 @@ export function llamacppOverflowMessage(wording: LlamacppWording, prompt: number
 function llamacppWording(wording: string | undefined): LlamacppWording {
   if (wording === undefined) return 'v2';
   if (!(LLAMACPP_WORDINGS as readonly string[]).includes(wording))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `wording must be one of ${LLAMACPP_WORDINGS.join(', ')} for llama.cpp, got ${JSON.stringify(wording)}`,
     );

@@ -1,6 +1,6 @@
 import type { TemplateInput } from '../chat-template.js';
 
-/** The servers Headroom emulates. */
+/** The servers Spillway emulates. */
 export type EmulatorProfileName =
   | 'openai'
   | 'anthropic'

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../../core/index.js';
+import { SpillwayError } from '../../core/index.js';
 import { toPythonRepr } from '../python-json.js';
 import { MAX_BODY_BYTES } from './openai.js';
 import {
@@ -24,7 +24,7 @@ export const VLLM_DEFAULTS = { model: 'Qwen/Qwen2.5-7B-Instruct', contextLength:
 export function vllmWording(wording: string | undefined): VllmWording {
   if (wording === undefined) return DEFAULT_VLLM_WORDING;
   if (!(VLLM_WORDINGS as readonly string[]).includes(wording))
-    throw new HeadroomError(
+    throw new SpillwayError(
       'invalid_config',
       `wording must be one of ${VLLM_WORDINGS.join(', ')} for vLLM profiles, got ${JSON.stringify(wording)}`,
     );

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ContextTruncatedError } from '../../core/index.js';
 import type { AdapterEvent } from '../shared/adapter-options.js';
-import { withHeadroom } from './with-headroom.js';
+import { withSpillway } from './with-spillway.js';
 
 type Json = Record<string, unknown>;
 
@@ -35,11 +35,11 @@ function completion(content: string, promptTokens = 50): Response {
   });
 }
 
-describe('withHeadroom (openai)', () => {
+describe('withSpillway (openai)', () => {
   it('leaves the client it was given as it was', async () => {
     const { client, bodies } = fakeClient(() => completion('plain'));
     const create = client.chat.completions.create;
-    withHeadroom(client);
+    withSpillway(client);
     expect(client.chat.completions.create).toBe(create);
     await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     expect(bodies[0]).not.toHaveProperty('max_tokens');
@@ -47,13 +47,13 @@ describe('withHeadroom (openai)', () => {
 
   it('fills in the reply cap as max_completion_tokens on api.openai.com and max_tokens elsewhere', async () => {
     const official = fakeClient(() => completion('a'), 'https://api.openai.com/v1');
-    await withHeadroom(official.client).chat.completions.create({
+    await withSpillway(official.client).chat.completions.create({
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(official.bodies[0]?.max_completion_tokens).toBe(16_384);
     const local = fakeClient(() => completion('b'));
-    await withHeadroom(local.client).chat.completions.create({
+    await withSpillway(local.client).chat.completions.create({
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'hi' }],
     });
@@ -62,7 +62,7 @@ describe('withHeadroom (openai)', () => {
 
   it('rejects a request nothing can fit with ContextTruncatedError, sending nothing', async () => {
     const { client, bodies } = fakeClient(() => completion('never'));
-    const wrapped = withHeadroom(client, { contextLength: 2_048, outputCap: 512 });
+    const wrapped = withSpillway(client, { contextLength: 2_048, outputCap: 512 });
     const request = wrapped.chat.completions.create({
       model: 'gpt-4o',
       messages: [{ role: 'user', content: 'word '.repeat(5_000) }],
@@ -84,7 +84,7 @@ describe('withHeadroom (openai)', () => {
       ),
     );
     const events: AdapterEvent[] = [];
-    const wrapped = withHeadroom(client, { onEvent: (event) => events.push(event) });
+    const wrapped = withSpillway(client, { onEvent: (event) => events.push(event) });
     await expect(
       wrapped.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
     ).rejects.toBeInstanceOf(OpenAI.RateLimitError);
@@ -110,7 +110,7 @@ describe('withHeadroom (openai)', () => {
       index % 2 === 0 ? overflow() : completion('{"ok":true}'),
     );
     const events: AdapterEvent[] = [];
-    const wrapped = withHeadroom(client, { onEvent: (event) => events.push(event) });
+    const wrapped = withSpillway(client, { onEvent: (event) => events.push(event) });
     const messages = [{ role: 'user' as const, content: 'hi' }];
 
     const parsed = await wrapped.chat.completions.parse({ model: 'gpt-4o', messages });

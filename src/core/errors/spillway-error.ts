@@ -1,13 +1,13 @@
 /**
  * @module
- * The one root error of Headroom. Every error the library throws or returns carries a `code` from
- * {@link HeadroomErrorCode}, readonly data fields, an optional `cause`, and serializes with `toJSON()`.
+ * The one root error of Spillway. Every error the library throws or returns carries a `code` from
+ * {@link SpillwayErrorCode}, readonly data fields, an optional `cause`, and serializes with `toJSON()`.
  */
 
-const MARKER = Symbol.for('headroom.error');
+const MARKER = Symbol.for('spillway.error');
 
-/** Every error code Headroom uses. Codes are stable: callers and the command line switch on them. */
-export type HeadroomErrorCode =
+/** Every error code Spillway uses. Codes are stable: callers and the command line switch on them. */
+export type SpillwayErrorCode =
   | 'invalid_transcript'
   | 'invalid_request'
   | 'invalid_config'
@@ -18,8 +18,8 @@ export type HeadroomErrorCode =
   | 'aborted'
   | 'internal';
 
-/** Options shared by every Headroom error. */
-export interface HeadroomErrorOptions {
+/** Options shared by every Spillway error. */
+export interface SpillwayErrorOptions {
   /** The error that led to this one. */
   cause?: unknown;
   /** Structured facts a caller can act on (indices, ids, figures). */
@@ -29,34 +29,34 @@ export interface HeadroomErrorOptions {
 }
 
 /**
- * The root error. Use {@link HeadroomError.isInstance} rather than `instanceof`, which fails when two
+ * The root error. Use {@link SpillwayError.isInstance} rather than `instanceof`, which fails when two
  * copies of the package are loaded.
  *
  * @example
  * try { manager.fit(request); } catch (error) {
- *   if (HeadroomError.isInstance(error) && error.code === 'context_truncated') showNotice(error.message);
+ *   if (SpillwayError.isInstance(error) && error.code === 'context_truncated') showNotice(error.message);
  * }
  */
-export class HeadroomError extends Error {
+export class SpillwayError extends Error {
   readonly [MARKER] = true;
-  readonly code: HeadroomErrorCode;
+  readonly code: SpillwayErrorCode;
   readonly data: Readonly<Record<string, unknown>>;
   readonly retryable: boolean;
 
   constructor(
-    code: HeadroomErrorCode,
+    code: SpillwayErrorCode,
     message: string,
-    { cause, data = {}, retryable = false }: HeadroomErrorOptions = {},
+    { cause, data = {}, retryable = false }: SpillwayErrorOptions = {},
   ) {
     super(message, cause === undefined ? undefined : { cause });
-    this.name = 'HeadroomError';
+    this.name = 'SpillwayError';
     this.code = code;
     this.data = data;
     this.retryable = retryable;
   }
 
-  /** True for any Headroom error, from any copy of the package. */
-  static isInstance(value: unknown): value is HeadroomError {
+  /** True for any Spillway error, from any copy of the package. */
+  static isInstance(value: unknown): value is SpillwayError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 

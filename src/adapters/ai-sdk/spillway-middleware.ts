@@ -1,11 +1,11 @@
 /**
  * @module
- * `headroomMiddleware`: the AI SDK language-model middleware that keeps every call inside the
+ * `spillwayMiddleware`: the AI SDK language-model middleware that keeps every call inside the
  * model's window and recovers the ones a provider rejects anyway.
  */
 import type { LanguageModelMiddleware } from 'ai';
 import { type ChatRequest, contentText, type Summarizer } from '../../core/index.js';
-import type { HeadroomAdapterOptions } from '../shared/adapter-options.js';
+import type { SpillwayAdapterOptions } from '../shared/adapter-options.js';
 import { AdapterSession, type FittedCall } from '../shared/adapter-session.js';
 import type {
   GenerateResult,
@@ -16,14 +16,14 @@ import type {
 import { fromAISDKPrompt } from './from-ai-sdk-prompt.js';
 import { toAISDKPrompt } from './to-ai-sdk-prompt.js';
 
-/** Options of {@link headroomMiddleware}. */
-export type HeadroomMiddlewareOptions = HeadroomAdapterOptions;
+/** Options of {@link spillwayMiddleware}. */
+export type SpillwayMiddlewareOptions = SpillwayAdapterOptions;
 
 /**
  * A language-model middleware for the AI SDK (`ai` 6, specification v3).
  *
  * - `transformParams` fits the prompt to the model's window: the AI SDK's messages and parts are
- *   converted to Headroom's transcript (reasoning, files, tool calls and results, tool-approval
+ *   converted to Spillway's transcript (reasoning, files, tool calls and results, tool-approval
  *   responses, `providerOptions`: nothing is dropped), whole turns are pruned oldest first with
  *   every tool call kept beside its result, and `maxOutputTokens` is clamped to the room left.
  * - `wrapGenerate` / `wrapStream` feed the usage the provider reports back for calibration, and on
@@ -33,18 +33,18 @@ export type HeadroomMiddlewareOptions = HeadroomAdapterOptions;
  * Limits come from the model catalog by the model's provider (`openai` of `openai.chat`) and id,
  * overridable with `contextLength` / `outputCap`. Every step of a multi-step tool loop
  * (`generateText` / `streamText` with `stopWhen`) is a call, so each is fitted; the AI SDK keeps the
- * full history, Headroom only bounds what each call sends. One middleware instance serves one run
+ * full history, Spillway only bounds what each call sends. One middleware instance serves one run
  * at a time (give concurrent runs a middleware each).
  *
  * @example
  * import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
  * import { openai } from '@ai-sdk/openai';
- * import { headroomMiddleware } from 'headroom/ai-sdk';
+ * import { spillwayMiddleware } from 'spillway/ai-sdk';
  *
- * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: headroomMiddleware() });
+ * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: spillwayMiddleware() });
  * const { text } = await generateText({ model, tools, stopWhen: stepCountIs(50), prompt: 'Fix the tests.' });
  */
-export function headroomMiddleware(options: HeadroomMiddlewareOptions = {}): LanguageModelMiddleware {
+export function spillwayMiddleware(options: SpillwayMiddlewareOptions = {}): LanguageModelMiddleware {
   const session = new AdapterSession(options);
   const calls = new WeakMap<LanguageModelCallOptions, FittedCall>();
   const observe = (call: FittedCall, usage: GenerateResult['usage'] | undefined) => {

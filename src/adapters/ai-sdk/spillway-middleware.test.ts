@@ -8,7 +8,7 @@ import type {
   LanguageModelPrompt,
   StreamPart,
 } from './ai-sdk-types.js';
-import { headroomMiddleware } from './headroom-middleware.js';
+import { spillwayMiddleware } from './spillway-middleware.js';
 
 function reply(text: string, promptTokens = 100): GenerateResult {
   return {
@@ -86,7 +86,7 @@ function toolCallIds(prompt: LanguageModelPrompt, type: 'tool-call' | 'tool-resu
   );
 }
 
-describe('headroomMiddleware', () => {
+describe('spillwayMiddleware', () => {
   it('fills in maxOutputTokens from the catalog limits of the model’s provider and id', async () => {
     const calls: LanguageModelCallOptions[] = [];
     const events: AdapterEvent[] = [];
@@ -100,7 +100,7 @@ describe('headroomMiddleware', () => {
     });
     const wrapped = wrapLanguageModel({
       model,
-      middleware: headroomMiddleware({ onEvent: (event) => events.push(event) }),
+      middleware: spillwayMiddleware({ onEvent: (event) => events.push(event) }),
     });
     const result = await generateText({ model: wrapped, prompt: 'hi' });
     expect(result.text).toBe('hello');
@@ -121,7 +121,7 @@ describe('headroomMiddleware', () => {
     });
     const wrapped = wrapLanguageModel({
       model,
-      middleware: headroomMiddleware({ contextLength: 6_000, outputCap: 1_000 }),
+      middleware: spillwayMiddleware({ contextLength: 6_000, outputCap: 1_000 }),
     });
     await generateText({ model: wrapped, system: 'You are a coding agent.', messages: history(30) });
     const prompt = calls[0]?.prompt ?? [];
@@ -149,7 +149,7 @@ describe('headroomMiddleware', () => {
     });
     const wrapped = wrapLanguageModel({
       model,
-      middleware: headroomMiddleware({ onEvent: (event) => events.push(event) }),
+      middleware: spillwayMiddleware({ onEvent: (event) => events.push(event) }),
     });
     const result = await generateText({ model: wrapped, messages: history(30), maxRetries: 0 });
     expect(result.text).toBe('recovered');
@@ -186,7 +186,7 @@ describe('headroomMiddleware', () => {
         throw limited;
       },
     });
-    const wrapped = wrapLanguageModel({ model, middleware: headroomMiddleware() });
+    const wrapped = wrapLanguageModel({ model, middleware: spillwayMiddleware() });
     await expect(generateText({ model: wrapped, prompt: 'hi', maxRetries: 0 })).rejects.toBe(limited);
     expect(sends).toBe(1);
   });
@@ -202,7 +202,7 @@ describe('headroomMiddleware', () => {
         throw calls.length === 1 ? overflowError(8_000, 30_000) : second;
       },
     });
-    const wrapped = wrapLanguageModel({ model, middleware: headroomMiddleware() });
+    const wrapped = wrapLanguageModel({ model, middleware: spillwayMiddleware() });
     await expect(generateText({ model: wrapped, messages: history(30), maxRetries: 0 })).rejects.toBe(second);
     expect(calls.filter(isTurn)).toHaveLength(2);
   });
@@ -242,7 +242,7 @@ describe('headroomMiddleware', () => {
     });
     const wrapped = wrapLanguageModel({
       model,
-      middleware: headroomMiddleware({ onEvent: (event) => events.push(event) }),
+      middleware: spillwayMiddleware({ onEvent: (event) => events.push(event) }),
     });
     const result = streamText({ model: wrapped, messages: history(30), maxRetries: 0 });
     expect(await result.text).toBe('streamed');

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { ContextTruncatedError } from '../../core/index.js';
 import type { AdapterEvent } from '../shared/adapter-options.js';
-import { withHeadroom } from './with-headroom.js';
+import { withSpillway } from './with-spillway.js';
 
 type Json = Record<string, unknown>;
 
@@ -97,11 +97,11 @@ const params = {
   messages: [{ role: 'user' as const, content: 'hi' }],
 };
 
-describe('withHeadroom (@anthropic-ai/sdk)', () => {
+describe('withSpillway (@anthropic-ai/sdk)', () => {
   it('leaves the client it was given as it was', () => {
     const { client } = fakeClient(() => message('plain'));
     const create = client.messages.create;
-    const wrapped = withHeadroom(client);
+    const wrapped = withSpillway(client);
     expect(client.messages.create).toBe(create);
     expect(wrapped.messages.create).not.toBe(create);
   });
@@ -109,7 +109,7 @@ describe('withHeadroom (@anthropic-ai/sdk)', () => {
   it('feeds input plus cache tokens back as the prompt’s count', async () => {
     const events: AdapterEvent[] = [];
     const { client } = fakeClient(() => message('hello'));
-    const reply = await withHeadroom(client, { onEvent: (event) => events.push(event) }).messages.create(
+    const reply = await withSpillway(client, { onEvent: (event) => events.push(event) }).messages.create(
       params,
     );
     expect(reply.content).toEqual([{ type: 'text', text: 'hello' }]);
@@ -123,7 +123,7 @@ describe('withHeadroom (@anthropic-ai/sdk)', () => {
 
   it('rejects a request nothing can fit with ContextTruncatedError, sending nothing', async () => {
     const { client, bodies } = fakeClient(() => message('never'));
-    const wrapped = withHeadroom(client, { contextLength: 4_096 });
+    const wrapped = withSpillway(client, { contextLength: 4_096 });
     await expect(
       wrapped.messages.create({
         ...params,
@@ -141,7 +141,7 @@ describe('withHeadroom (@anthropic-ai/sdk)', () => {
         { status: 529 },
       ),
     );
-    await expect(withHeadroom(client).messages.create(params)).rejects.toBeInstanceOf(Anthropic.APIError);
+    await expect(withSpillway(client).messages.create(params)).rejects.toBeInstanceOf(Anthropic.APIError);
     expect(bodies).toHaveLength(1);
   });
 
@@ -150,7 +150,7 @@ describe('withHeadroom (@anthropic-ai/sdk)', () => {
     const { client, bodies } = fakeClient((body, index) =>
       index === 0 ? budgetOverflow(30, body.max_tokens as number, 32_000) : streamed('streamed'),
     );
-    const wrapped = withHeadroom(client, { onEvent: (event) => events.push(event) });
+    const wrapped = withSpillway(client, { onEvent: (event) => events.push(event) });
     const texts: string[] = [];
     const stream = wrapped.messages.stream(params).on('text', (text) => texts.push(text));
     const final = await stream.finalMessage();

@@ -1,19 +1,19 @@
 /**
  * @module
- * `withHeadroom` for the `openai` SDK (v6): `chat.completions.create`, streaming or not, fitted to
+ * `withSpillway` for the `openai` SDK (v6): `chat.completions.create`, streaming or not, fitted to
  * the window and recovered from overflows.
  */
 import type OpenAI from 'openai';
 import { APIPromise } from 'openai/core/api-promise';
 import { fromOpenAIChat, toOpenAIChat, type UsageReport } from '../../core/index.js';
-import type { HeadroomAdapterOptions } from '../shared/adapter-options.js';
+import type { SpillwayAdapterOptions } from '../shared/adapter-options.js';
 import { AdapterSession } from '../shared/adapter-session.js';
 import { type SdkApiPromiseClass, type SdkCreate, wrapSdkCreate } from '../shared/wrap-sdk-create.js';
 
-/** Options of the OpenAI {@link withHeadroom}. */
-export interface OpenAIHeadroomOptions extends HeadroomAdapterOptions {
+/** Options of the OpenAI {@link withSpillway}. */
+export interface OpenAISpillwayOptions extends SpillwayAdapterOptions {
   /**
-   * Where the reply cap Headroom fills in goes when a request sets neither field. Default:
+   * Where the reply cap Spillway fills in goes when a request sets neither field. Default:
    * `max_completion_tokens` on api.openai.com (its reasoning models reject `max_tokens`),
    * `max_tokens` elsewhere (vLLM, llama.cpp, LiteLLM… all read it).
    */
@@ -34,14 +34,14 @@ export interface OpenAIHeadroomOptions extends HeadroomAdapterOptions {
  *
  * @example
  * import OpenAI from 'openai';
- * import { withHeadroom } from 'headroom/openai';
+ * import { withSpillway } from 'spillway/openai';
  *
- * const client = withHeadroom(new OpenAI(), { onEvent: (event) => console.error(event.type) });
+ * const client = withSpillway(new OpenAI(), { onEvent: (event) => console.error(event.type) });
  * const completion = await client.chat.completions.create({ model: 'gpt-4o', messages, tools });
  */
-export function withHeadroom<Client extends OpenAI>(
+export function withSpillway<Client extends OpenAI>(
   client: Client,
-  options: OpenAIHeadroomOptions = {},
+  options: OpenAISpillwayOptions = {},
 ): Client {
   const wrapped = client.withOptions({}) as Client;
   const completions = wrapped.chat.completions;

@@ -1,17 +1,17 @@
 /**
  * @module
- * `withHeadroom` for `@anthropic-ai/sdk`: `messages.create` and `messages.stream` fitted to the
+ * `withSpillway` for `@anthropic-ai/sdk`: `messages.create` and `messages.stream` fitted to the
  * window and recovered from overflows.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { APIPromise } from '@anthropic-ai/sdk/core/api-promise';
 import { fromAnthropic, toAnthropic, type UsageReport } from '../../core/index.js';
-import type { HeadroomAdapterOptions } from '../shared/adapter-options.js';
+import type { SpillwayAdapterOptions } from '../shared/adapter-options.js';
 import { AdapterSession } from '../shared/adapter-session.js';
 import { type SdkApiPromiseClass, type SdkCreate, wrapSdkCreate } from '../shared/wrap-sdk-create.js';
 
-/** Options of the Anthropic {@link withHeadroom}. */
-export type AnthropicHeadroomOptions = HeadroomAdapterOptions;
+/** Options of the Anthropic {@link withSpillway}. */
+export type AnthropicSpillwayOptions = SpillwayAdapterOptions;
 
 /**
  * Returns a copy of an `@anthropic-ai/sdk` client whose `messages.create` fits every request to the
@@ -27,14 +27,14 @@ export type AnthropicHeadroomOptions = HeadroomAdapterOptions;
  *
  * @example
  * import Anthropic from '@anthropic-ai/sdk';
- * import { withHeadroom } from 'headroom/anthropic';
+ * import { withSpillway } from 'spillway/anthropic';
  *
- * const client = withHeadroom(new Anthropic());
+ * const client = withSpillway(new Anthropic());
  * const message = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 4_096, messages, tools });
  */
-export function withHeadroom<Client extends Anthropic>(
+export function withSpillway<Client extends Anthropic>(
   client: Client,
-  options: AnthropicHeadroomOptions = {},
+  options: AnthropicSpillwayOptions = {},
 ): Client {
   const wrapped = client.withOptions({}) as Client;
   const messages = wrapped.messages;
