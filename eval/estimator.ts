@@ -5,7 +5,7 @@
  * emulator's usage, the anchored estimate of each request in a tool-loop session against the prompt
  * tokens the emulator reported.
  */
-import { ContextWindowManager, createEstimator, type TokenizerFamily } from '../src/core/index.js';
+import { ConversationDriver, createEstimator, type TokenizerFamily } from '../src/core/index.js';
 import { codingAgentScript, startEmulator } from '../src/emulator/index.js';
 import { runToolLoop } from '../src/loop/index.js';
 import { createOpenAICompatibleClient } from '../src/providers/index.js';
@@ -34,10 +34,10 @@ async function afterCalibration(): Promise<Record<string, number>> {
   });
   try {
     const estimates: number[] = [];
-    const manager = new ContextWindowManager({ contextLength: 200_000, outputCap: 4_096 });
+    const driver = new ConversationDriver({ contextLength: 200_000, outputCap: 4_096, adoptsHistory: true });
     await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${emulator.url}/v1` }),
-      manager,
+      driver,
       messages: [
         { role: 'system', content: 'You are a coding agent.' },
         { role: 'user', content: 'Find why the tests fail.' },

@@ -8,7 +8,7 @@
  * - `threshold_compaction`: the common agent-CLI design: when characters / 4 passes 80% of the
  *   advertised window, summarize the older history with the model and keep the newest messages; an
  *   overflow from the provider ends the session.
- * - `spillway`: the tool loop with a ContextWindowManager (limits from the advertised figures, as
+ * - `spillway`: the tool loop with a ConversationDriver (limits from the advertised figures, as
  *   the others) and the recovery chain.
  *
  * Reported per strategy: sessions completed and stuck, provider calls, prompt tokens sent, summary
@@ -17,7 +17,7 @@
  */
 import {
   type ChatRequest,
-  ContextWindowManager,
+  ConversationDriver,
   contentText,
   type Message,
   SUMMARY_REQUEST_MARKER,
@@ -313,7 +313,9 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
     const result = await runToolLoop({
       client,
       ...(strategy === 'spillway'
-        ? { manager: new ContextWindowManager({ contextLength: window, outputCap, model: 'emulated' }) }
+        ? {
+            driver: new ConversationDriver({ contextLength: window, outputCap, model: 'emulated', adoptsHistory: true }),
+          }
         : {}),
       ...(strategy === 'spillway' ? {} : { maxTokens: outputCap }),
       model: 'emulated',

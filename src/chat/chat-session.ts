@@ -3,7 +3,7 @@
  * One chat: the conversation, its session in the store, and the tool loop that answers each prompt.
  */
 import { randomUUID } from 'node:crypto';
-import { type ContextWindowManager, computeBudget, type Message } from '../core/index.js';
+import { type ConversationDriver, computeBudget, type Message } from '../core/index.js';
 import {
   type LoopEvent,
   type LoopResult,
@@ -13,11 +13,16 @@ import {
 } from '../loop/index.js';
 import type { ResolvedLimits } from '../models/index.js';
 import type { ModelClient } from '../providers/index.js';
-import type { SessionRecord, SessionStore } from '../store/index.js';
+import {
+  type SessionRecord,
+  type SessionStore,
+  sessionStoreHooks,
+  syncSessionStore,
+} from '../store/index.js';
 import { type CompactHistoryResult, compactHistory } from './compact-history.js';
 import { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
 import { emptyLoopState, loadSessionState } from './load-session-state.js';
-import { cancelledResults, syncSessionStore } from './sync-session-store.js';
+import { cancelledResults } from './sync-session-store.js';
 
 /** The system prompt of a new session when the config sets none. */
 export const DEFAULT_SYSTEM_PROMPT =
@@ -30,10 +35,11 @@ export const DEFAULT_MAX_ITERATIONS = 20;
 export interface ChatSessionOptions {
   client: ModelClient;
   model: string;
-  manager: ContextWindowManager;
-  /** The limits the manager was built from, with their sources. */
+  /** The conversation's driver: fits, sends, recovers. */
+  driver: ConversationDriver;
+  /** The limits the driver was built from, with their sources. */
   limits: ResolvedLimits;
-  /** The reserve the manager was given (`undefined`: the output cap or the default share). */
+  /** The reserve the driver was given (`undefined`: the output cap or the default share). */
   reserve?: number;
   safetyRatio?: number;
   /** The tools for the next turn (re-read every turn: deferred MCP tools join once loaded). */
@@ -41,6 +47,7 @@ export interface ChatSessionOptions {
   store: SessionStore;
   systemPrompt?: string;
   maxIterations?: number;
+  /** Output cap of a manual `/compact` summary (recovery's is the driver's own option). */
   summaryMaxTokens?: number;
   stream?: boolean;
 }
@@ -67,11 +74,11 @@ export interface ContextMeter {
 }
 
 /**
- * A chat with a model: prompts become tool-loop runs bounded by the manager, every turn is written
+ * A chat with a model: prompts become tool-loop runs through the conversation's driver, every turn is written
  * to the session store, and the conversation survives the process (`resume`).
  *
  * @example
- * const session = new ChatSession({ client, model, manager, limits, tools: () => tools, store });
+ * const session = new ChatSession({ client, model, driver, limits, tools: () => tools, store });
  * const result = await session.send('Why do the tests fail?', { onEvent: print });
  * console.log(result.text, session.meter());
  */
@@ -113,7 +120,7 @@ export class ChatSession {
 
   /** The window in force: learned from an overflow error, else the resolved one. */
   get window(): number {
-    return this.#options.manager.windowFor(this.#options.model) ?? this.#options.limits.contextLength;
+    return this.#options.driver.manager.windowFor(this.#options.model) ?? this.#options.limits.contextLength;
   }
 
   /** The prompt budget for the current window. */
@@ -128,7 +135,7 @@ export class ChatSession {
     text: string,
     { signal, onEvent, onToolCall, onToolError }: SendOptions = {},
   ): Promise<LoopResult> {
-    const { store, manager, client, model, maxIterations = DEFAULT_MAX_ITERATIONS } = this.#options;
+    const { store, driver, client, model, maxIterations = DEFAULT_MAX_ITERATIONS } = this.#options;
     const sessionId = this.#ensureSession(text);
     const promptId = `prompt-${randomUUID().slice(0, 8)}`;
     const user: Message = { role: 'user', content: text };
@@ -141,19 +148,15 @@ export class ChatSession {
     const start = this.#state.iterations;
     const result = await runToolLoop({
       client,
-      manager,
+      driver,
       model,
       resume: this.#state,
       // Read before every send: tools loaded on demand (MCP deferred loading) join the next request.
       tools: this.#tools(onToolCall, onToolError),
       maxIterations: start + maxIterations,
       stream: this.#options.stream ?? true,
-      store,
-      sessionId,
+      hooks: sessionStoreHooks(store, sessionId),
       ...(signal ? { signal } : {}),
-      ...(this.#options.summaryMaxTokens === undefined
-        ? {}
-        : { summaryMaxTokens: this.#options.summaryMaxTokens }),
       onEvent: (event) => {
         this.#observe(event);
         onEvent?.(event);
@@ -182,7 +185,7 @@ export class ChatSession {
       messages: this.#state.messages,
       tools: this.#options.tools(),
       client: this.#options.client,
-      manager: this.#options.manager,
+      manager: this.#options.driver.manager,
       model: this.#options.model,
       ...(this.#options.summaryMaxTokens === undefined
         ? {}
@@ -210,11 +213,11 @@ export class ChatSession {
 
   /** Continues a stored session: its live transcript, turn count, usage and calibration. */
   resume(idOrPrefix: string): SessionRecord {
-    const { store, manager } = this.#options;
+    const { store, driver } = this.#options;
     const { session, state } = loadSessionState(store, idOrPrefix);
     this.#state = state;
-    manager.reset();
-    if (state.manager) manager.restore(state.manager);
+    driver.manager.reset();
+    if (state.driver) driver.restore(state.driver);
     this.#sessionId = session.id;
     this.#lastFit = undefined;
     this.#lastReported = undefined;
@@ -225,7 +228,7 @@ export class ChatSession {
   clear(): void {
     this.#sessionId = undefined;
     this.#state = emptyLoopState();
-    this.#options.manager.reset();
+    this.#options.driver.manager.reset();
     this.#lastFit = undefined;
     this.#lastReported = undefined;
   }
@@ -303,7 +306,7 @@ export class ChatSession {
     if (event.type === 'fit') {
       this.#lastFit = { estimate: event.estimate, budget: event.budget, window: event.window };
       this.#lastReported = undefined;
-    } else if (event.type === 'usage') this.#lastReported = event.usage.promptTokens;
+    } else if (event.type === 'usage') this.#lastReported = event.promptTokens;
   }
 
   #afterRun({
@@ -321,7 +324,7 @@ export class ChatSession {
     added: Message[];
     start: number;
   }): void {
-    const { store, model, manager } = this.#options;
+    const { store, model, driver } = this.#options;
     if (result.reason === 'aborted') {
       const cancelled = cancelledResults(this.#state.messages);
       if (cancelled.length > 0) {
@@ -342,7 +345,7 @@ export class ChatSession {
       store.rollbackTurn(sessionId, promptId);
       result.message = `${result.message ?? 'the message does not fit'}; your message was not kept`;
     }
-    const learned = manager.state.learnedWindows[model];
+    const learned = driver.manager.state.learnedWindows[model];
     if (learned !== undefined && store.learnedLimits()[model]?.contextLength !== learned)
       store.saveLearnedLimit(model, { contextLength: learned });
   }

@@ -4,13 +4,8 @@
  * `compactTranscript` with the manager's window, budget and calibrated estimate), the summary
  * written by the model through the chat's client.
  */
-import {
-  type ContextWindowManager,
-  contentText,
-  type Message,
-  type Summarizer,
-  type ToolDefinition,
-} from '../core/index.js';
+import type { ContextWindowManager, Message, ToolDefinition } from '../core/index.js';
+import { clientSummarizer } from '../loop/index.js';
 import type { ModelClient } from '../providers/index.js';
 
 /** What a compaction did. */
@@ -29,27 +24,6 @@ export interface CompactHistoryOptions {
   /** Whole turns kept verbatim (default: the newest that fit in 30% of the budget, at least one). */
   keepTurns?: number;
   signal?: AbortSignal;
-}
-
-/** The summarizer: one request to the chat's model, its text and usage. */
-export function clientSummarizer(client: ModelClient, model: string): Summarizer {
-  return async (request, { signal }) => {
-    const response = await client.send(
-      { ...request, model: request.model ?? model },
-      signal ? { signal } : {},
-    );
-    return {
-      text: contentText(response.message.content),
-      ...(response.usage
-        ? {
-            usage: {
-              promptTokens: response.usage.promptTokens,
-              completionTokens: response.usage.completionTokens,
-            },
-          }
-        : {}),
-    };
-  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { formatTokens } from '../core/index.js';
+import { describeRecoveryStep, formatTokens } from '../core/index.js';
 import type { LoopEvent } from '../loop/index.js';
 
 /** A notice for people, with how loud it should be. */
@@ -57,7 +57,7 @@ export function describeEvent(event: LoopEvent): ChatNotice | undefined {
         ? { level: 'error', text: `could not recover from the ${event.overflow} overflow` }
         : {
             level: 'info',
-            text: `recovered from a ${event.overflow} overflow: ${event.steps.join('; ') || event.action}`,
+            text: `recovered from a ${event.overflow} overflow: ${event.steps.map(describeRecoveryStep).join('; ') || event.action}`,
           };
     case 'retry':
       return {

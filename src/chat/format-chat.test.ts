@@ -33,7 +33,14 @@ describe('the chat’s words', () => {
 
   it('puts loop events in plain words', () => {
     expect(
-      describeEvent({ type: 'prune', droppedTurns: 3, before: 14_200, after: 7_100, budget: 7_520 }),
+      describeEvent({
+        type: 'prune',
+        iteration: 1,
+        droppedTurns: 3,
+        before: 14_200,
+        after: 7_100,
+        budget: 7_520,
+      }),
     ).toEqual({
       level: 'info',
       text: 'pruned 3 older turns to fit the budget (14k → 7.1k of 7.5k tokens)',
@@ -46,10 +53,19 @@ describe('the chat’s words', () => {
         type: 'recovery',
         iteration: 2,
         action: 'lower_max_tokens',
-        steps: ['max_tokens 8000 → 4700'],
+        steps: [
+          {
+            step: 'lower_max_tokens',
+            from: 8_000,
+            to: 4_700,
+            window: 16_384,
+            input: 11_000,
+            inputSource: 'stated',
+          },
+        ],
         overflow: 'budget',
       })?.text,
-    ).toBe('recovered from a budget overflow: max_tokens 8000 → 4700');
+    ).toBe('recovered from a budget overflow: max_tokens 8000 → 4700 (window 16384, stated prompt 11000)');
     expect(describeEvent({ type: 'send-start', iteration: 1, tools: 5, synthesis: false })).toBeUndefined();
   });
 });

@@ -21,7 +21,7 @@ export {
   type SendOptions,
 } from './chat-session.js';
 export { chooseReserve } from './choose-reserve.js';
-export { type CompactHistoryResult, clientSummarizer, compactHistory } from './compact-history.js';
+export { type CompactHistoryResult, compactHistory } from './compact-history.js';
 export { type ActionRequest, type ConfirmAction, unattendedConfirm } from './confirm-action.js';
 export { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
 export {
@@ -51,4 +51,4 @@ export {
 } from './run-interactive-chat.js';
 export { type PrintModeOptions, resultError, runPrintMode } from './run-print-mode.js';
 export { runSlashCommand, SLASH_COMMANDS } from './run-slash-command.js';
-export { cancelledResults, syncSessionStore } from './sync-session-store.js';
+export { cancelledResults } from './sync-session-store.js';

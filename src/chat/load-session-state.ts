@@ -28,11 +28,11 @@ export function findSession(store: SessionStore, idOrPrefix: string): SessionRec
 
 /**
  * A stored session as a loop state to resume: its live transcript (compactions applied), the turn
- * count and manager state the tool loop saved with its last turn, and its usage added up.
+ * count and driver state the tool loop saved with its last turn, and its usage added up.
  *
  * @example
  * const { session, state } = loadSessionState(store, '3f2a9c1d');
- * await runToolLoop({ client, manager, resume: state, … });
+ * await runToolLoop({ client, driver, resume: state, … });
  */
 export function loadSessionState(
   store: SessionStore,
@@ -40,7 +40,7 @@ export function loadSessionState(
 ): { session: SessionRecord; state: LoopState } {
   const session = findSession(store, idOrPrefix);
   const messages = store.liveMessages(session.id).map((stored) => stored.message);
-  const saved = store.loadState(session.id) as Partial<Pick<LoopState, 'iterations' | 'manager'>>;
+  const saved = store.loadState(session.id) as Partial<Pick<LoopState, 'iterations' | 'driver'>>;
   const usage = { promptTokens: 0, completionTokens: 0, providerCalls: 0 };
   for (const record of store.usage(session.id)) {
     usage.promptTokens += record.promptTokens;
@@ -53,6 +53,6 @@ export function loadSessionState(
       : messages.filter((message) => message.role === 'assistant').length;
   return {
     session,
-    state: { version: 1, messages, iterations, usage, ...(saved.manager ? { manager: saved.manager } : {}) },
+    state: { version: 1, messages, iterations, usage, ...(saved.driver ? { driver: saved.driver } : {}) },
   };
 }

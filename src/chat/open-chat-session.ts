@@ -5,7 +5,7 @@
  */
 
 import type { ChatConfig } from '../config/chat-config.js';
-import { COMPRESSION_BANDS, ContextWindowManager, SpillwayError } from '../core/index.js';
+import { COMPRESSION_BANDS, ConversationDriver, SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { type ResolvedLimits, resolveLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
@@ -139,12 +139,15 @@ export async function openChatSession({
       ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
       ...(config.reserve === undefined ? {} : { reserve: config.reserve }),
     });
-    const manager = new ContextWindowManager({
+    const driver = new ConversationDriver({
       model,
       contextLength: limits.contextLength,
       ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
       ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
       ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
+      ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
+      ...(config.overflowPatterns.length > 0 ? { overflowPatterns: config.overflowPatterns } : {}),
+      adoptsHistory: true,
     });
     if (config.compressionThresholds !== undefined)
       onNotice?.({
@@ -166,7 +169,7 @@ export async function openChatSession({
     session = new ChatSession({
       client,
       model,
-      manager,
+      driver,
       limits,
       ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
       ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),

@@ -3,7 +3,7 @@
  * One demo run: the scripted session through one client, plain (the full transcript, `max_tokens`
  * as advertised) or through Spillway (a manager, recovery), with what happened at every request.
  */
-import type { ContextWindowManager, OverflowKind } from '../core/index.js';
+import { type ConversationDriver, describeRecoveryStep, type OverflowKind } from '../core/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { type LoopEvent, type LoopResult, runToolLoop } from '../loop/index.js';
 import { type ModelClient, ProviderError } from '../providers/index.js';
@@ -55,7 +55,7 @@ export interface RunDemoSessionOptions {
   client: ModelClient;
   model: string;
   /** Spillway's run has one; the plain run has none. */
-  manager?: ContextWindowManager;
+  driver?: ConversationDriver;
   /** The plain run's fixed `max_tokens`. */
   maxTokens?: number;
   /** Called once per finished turn, with that turn's requests. */
@@ -96,7 +96,7 @@ function observedClient(
  * const run = await runDemoSession({ name: 'plain', session, emulator, client, model, maxTokens: 9_600 });
  */
 export async function runDemoSession(options: RunDemoSessionOptions): Promise<DemoRun> {
-  const { name, session, emulator, manager, model } = options;
+  const { name, session, emulator, driver, model } = options;
   const run: DemoRun = {
     name,
     reason: 'completed',
@@ -148,13 +148,13 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
       pruned = Math.max(pruned, event.droppedTurns);
       run.prunes.push({ turn, droppedTurns: event.droppedTurns });
     } else if (event.type === 'usage') {
-      run.promptTokensMax = Math.max(run.promptTokensMax, event.usage.promptTokens);
+      run.promptTokensMax = Math.max(run.promptTokensMax, event.promptTokens);
     } else if (event.type === 'recovery') {
       if (event.action !== 'give_up') run.recoveries++;
       notes.push(
         event.action === 'give_up'
           ? 'recovery gave up'
-          : `recovered (${event.steps.join('; ') || event.action})`,
+          : `recovered (${event.steps.map(describeRecoveryStep).join('; ') || event.action})`,
       );
     } else if (event.type === 'compaction-end') {
       run.compactions.push({ turn, removed: event.removed, kind: event.kind });
@@ -167,7 +167,7 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
     stream: true,
     maxIterations: session.turns + 5,
     onEvent,
-    ...(manager ? { manager } : {}),
+    ...(driver ? { driver } : {}),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
   };
   let result = await runToolLoop({ ...common, messages: DEMO_TASK, suspendAfter: session.pasteAfter });

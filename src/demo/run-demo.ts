@@ -3,8 +3,7 @@
  * `spillway demo`: an emulated backend in-process, and the same scripted coding session run twice
  * against it, once through a plain client and once through Spillway.
  */
-import { chooseReserve } from '../chat/index.js';
-import { ContextWindowManager, SpillwayError } from '../core/index.js';
+import { ConversationDriver, computeBudget, SpillwayError } from '../core/index.js';
 import {
   ANTHROPIC_DEFAULTS,
   type EmulatorProfileName,
@@ -150,15 +149,15 @@ export async function runDemo({
       ...(advertised.outputCap === undefined ? {} : { maxTokens: advertised.outputCap }),
       onTurn,
     });
-    const reserve = chooseReserve({
-      contextLength: advertised.contextLength,
-      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
-    });
-    const manager = new ContextWindowManager({
+    const driver = new ConversationDriver({
       model: backend.model,
       contextLength: advertised.contextLength,
       ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
-      ...(reserve === undefined ? {} : { reserve }),
+      adoptsHistory: true,
+    });
+    const { reserve } = computeBudget({
+      contextLength: advertised.contextLength,
+      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
     });
     const spillway = await runDemoSession({
       name: 'spillway',
@@ -166,7 +165,7 @@ export async function runDemo({
       emulator,
       client: clientFor(format, emulator.url),
       model: backend.model,
-      manager,
+      driver,
       onTurn,
     });
     return {
@@ -176,7 +175,7 @@ export async function runDemo({
       model: backend.model,
       advertised,
       realWindow: backend.window,
-      ...(reserve === undefined ? {} : { reserve }),
+      reserve,
       runs: { plain, spillway },
     };
   } finally {

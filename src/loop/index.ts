@@ -1,11 +1,13 @@
 /**
  * @module
- * The tool loop: `runToolLoop` bounds every provider send with the manager, recovers overflows,
- * retries by class, persists turns, and ends with a typed termination reason.
+ * The tool loop: `runToolLoop` sends every request through the conversation's driver (fitted,
+ * recovered, retried by class), runs the tools, reports turns through hooks, and ends with a typed
+ * termination reason.
  */
-
+export { clientSummarizer, clientTransport } from './client-transport.js';
 export { limitToolResult, TOOL_RESULT_BUDGET_SHARE } from './limit-tool-result.js';
 export type { LoopEvent } from './loop-events.js';
+export type { LoopHooks, LoopTurn } from './loop-hooks.js';
 export {
   createLoopState,
   type LoopState,
@@ -13,17 +15,7 @@ export {
   serializeLoopState,
   type UsageTotals,
 } from './loop-state.js';
-export {
-  EXHAUSTION_COMPACT_RATIO,
-  EXHAUSTION_RATIO,
-  INVALID_ARGUMENTS_RETRIES,
-  type LoopRecover,
-  type LoopRecoveryResult,
-  type LoopResult,
-  type RunToolLoopOptions,
-  runToolLoop,
-  STREAM_RETRIES,
-} from './run-tool-loop.js';
+export { type LoopResult, type RunToolLoopOptions, runToolLoop } from './run-tool-loop.js';
 export {
   isRetryable,
   parseTerminationReason,

@@ -3,7 +3,7 @@
  * A run's state between sends: everything needed to suspend it after a turn and resume it later, in
  * another process, with the same result as a run that never stopped. Plain JSON.
  */
-import { type ManagerState, type Message, SpillwayError } from '../core/index.js';
+import { type DriverState, type Message, SpillwayError } from '../core/index.js';
 
 /** Usage added up over a run. */
 export interface UsageTotals {
@@ -20,8 +20,8 @@ export interface LoopState {
   /** Iterations done (assistant turns taken). */
   iterations: number;
   usage: UsageTotals;
-  /** Calibration, learned windows and compression levels of the run's manager. */
-  manager?: ManagerState;
+  /** The driver's state: calibration, learned limits, sticky cuts. */
+  driver?: DriverState;
 }
 
 /** A fresh state for a run over `messages`. */

@@ -1,34 +1,37 @@
 /**
  * @module
- * A chat request through the proxy: read, fitted to the upstream model's window, sent, and on an
- * upstream overflow recovered and retried once. What cannot be fitted is answered 400
+ * A chat request through the proxy: read, sent through its conversation's driver (fitted to the
+ * upstream model's window, recovered and retried once on an upstream overflow), and the state the
+ * driver learned saved for the next request. What cannot be fitted is answered 400
  * `context_length_exceeded` with Spillway's explanation, never sent.
  */
 
 import { proxyModelSettings } from '../config/proxy-config.js';
 import {
-  type Calibration,
   type ChatRequest,
   ContextTruncatedError,
-  type OverflowInfo,
+  type ConversationDriver,
+  type DriverFailure,
+  describeRecoveryStep,
+  type FitResult,
   type RequestFormat,
   readRequest,
   SpillwayError,
+  type Transport,
   writeRequest,
 } from '../core/index.js';
-import { applyStoredPrefix, conversationKey, prefixFromCompaction } from './conversation-prefix.js';
-import { fitForUpstream, type UpstreamFit } from './fit-for-upstream.js';
+import { conversationStateOf, learnedLimitsOf, openConversationDriver } from './conversation-driver.js';
+import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
-import type { ConversationState, LearnedModelLimits, StoredPrefix } from './proxy-state.js';
-import { type ProxyRecoveryResult, recoverUpstreamOverflow } from './recover-overflow.js';
+import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
-import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
+import { resolveUpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
 
 /** The `x-spillway-*` headers of a fitted request. */
-export function spillwayHeaders(fit: UpstreamFit, recovery: string): Record<string, string> {
+export function spillwayHeaders(fit: FitResult, recovery: string): Record<string, string> {
   return {
     'x-spillway-estimate': String(fit.estimate),
     'x-spillway-budget': String(fit.budget),
@@ -65,17 +68,13 @@ function contextExceeded(exchange: Exchange, message: string, headers: Record<st
   );
 }
 
-/** Everything loaded for a request before fitting. */
+/** Everything loaded for a request before it is sent. */
 interface Prepared {
   request: ChatRequest;
-  /** The request to fit: `request` with a stored prefix applied. */
-  toFit: ChatRequest;
-  limits: UpstreamLimits;
-  reserve?: number;
-  summaryMaxTokens?: number;
   key: string;
   conversation: ConversationState;
-  calibration?: Calibration;
+  learned: LearnedModelLimits;
+  driver: ConversationDriver;
 }
 
 async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatRequest): Promise<Prepared> {
@@ -98,71 +97,68 @@ async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatR
     ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
     signal: exchange.signal,
   });
-  const substituted = conversation.prefix
-    ? applyStoredPrefix(request.messages, conversation.prefix)
-    : undefined;
-  const toFit = substituted ? { ...request, messages: substituted } : request;
-  return {
+  const driver = openConversationDriver({
+    runtime,
     request,
-    toFit,
     limits,
-    ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
-    ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
-    key,
+    settings,
     conversation,
     ...(calibration ? { calibration } : {}),
-  };
-}
-
-function bodyOf(fit: UpstreamFit, original: Buffer): Buffer {
-  return fit.unchanged ? original : Buffer.from(JSON.stringify(writeRequest(fit.request)));
-}
-
-/** Records what a reply taught: calibration from its usage, a window from a silent truncation. */
-async function learnFromReply(
-  runtime: ProxyRuntime,
-  fit: UpstreamFit,
-  outcome: AttemptOutcome,
-): Promise<void> {
-  const model = fit.request.model;
-  if (outcome.kind !== 'forwarded' || outcome.promptTokens === undefined || model === undefined) return;
-  const before = fit.manager.state;
-  fit.manager.observe({ promptTokens: outcome.promptTokens });
-  const after = fit.manager.state;
-  const writes: Promise<void>[] = [];
-  if (after.calibration.factor > before.calibration.factor)
-    writes.push(runtime.state.saveCalibration(model, after.calibration));
-  const window = after.learnedWindows[model];
-  if (window !== undefined && window !== before.learnedWindows[model])
-    writes.push(runtime.state.saveLearnedLimits(model, { contextLength: window }));
-  await Promise.all(writes);
-}
-
-/** Model-level parts of the manager state: kept per model by the store, not per conversation. */
-const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
-
-/** Saves manager state beyond calibration and limits (sticky compression levels), when it changed. */
-async function saveConversation(
-  runtime: ProxyRuntime,
-  prepared: Prepared,
-  fit: UpstreamFit,
-  prefix: StoredPrefix | undefined,
-): Promise<void> {
-  const rest: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fit.manager.state as unknown as Record<string, unknown>))
-    if (!MODEL_STATE_KEYS.has(key) && value !== undefined) rest[key] = value;
-  const unchanged =
-    prefix === undefined && JSON.stringify(rest) === JSON.stringify(prepared.conversation.manager ?? {});
-  if (unchanged) return;
-  await runtime.state.saveConversation(prepared.key, {
-    ...prepared.conversation,
-    ...(prefix ? { prefix } : {}),
-    manager: rest,
   });
+  return { request, key, conversation, learned, driver };
 }
 
-function recoveryLabel(overflow: OverflowInfo, result: ProxyRecoveryResult): string {
-  return `${overflow.kind}:${result.action}`;
+/** The upstream as the driver's transport: each attempt sent, relayed unless it is an overflow. */
+function upstreamTransport({
+  runtime,
+  exchange,
+  body,
+  original,
+  label,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  /** The request as the client sent it: sent as its own bytes when fitting left it as it was. */
+  original: ChatRequest;
+  /** The recovery label of the next attempt (`none`, or `kind:action`). */
+  label: () => string;
+}): Transport<AttemptOutcome & { kind: 'forwarded' }> & { last?: AttemptOutcome } {
+  const transport: Transport<AttemptOutcome & { kind: 'forwarded' }> & { last?: AttemptOutcome } = {
+    async send(request, { fit }) {
+      const unchanged =
+        request.messages === original.messages &&
+        request.maxTokens === original.maxTokens &&
+        request.extra === original.extra;
+      const outcome = await sendChatAttempt({
+        runtime,
+        exchange,
+        body: unchanged ? body : Buffer.from(JSON.stringify(writeRequest(request))),
+        headers: spillwayHeaders(fit, label()),
+        lastEstimate: fit.estimate,
+        window: fit.window,
+      });
+      transport.last = outcome;
+      if (outcome.kind === 'forwarded')
+        return {
+          ok: true,
+          response: outcome,
+          ...(outcome.promptTokens === undefined ? {} : { usage: { promptTokens: outcome.promptTokens } }),
+        };
+      if (outcome.kind === 'aborted') return { ok: false, failure: 'aborted', error: new Error('aborted') };
+      if (outcome.kind === 'unreachable')
+        return { ok: false, failure: 'failed', error: new Error(outcome.message) };
+      return {
+        ok: false,
+        failure: 'rejected',
+        error: outcome.text,
+        status: outcome.status,
+        body: outcome.text,
+        overflow: outcome.overflow,
+      };
+    },
+  };
+  return transport;
 }
 
 /**
@@ -182,7 +178,66 @@ export async function handleChatRequest({
   body: Buffer;
   format: RequestFormat;
 }): Promise<void> {
-  const { metrics } = runtime;
+  const request = await readChatRequest({ runtime, exchange, body, format });
+  if (request === undefined) return;
+  const prepared = await prepare(runtime, exchange, request);
+  const { driver } = prepared;
+  let label = 'none';
+  const unsubscribe = driver.subscribe((event) => {
+    if (event.type === 'fit') runtime.metrics.fits.add();
+    if (event.type !== 'recovery') return;
+    label = `${event.overflow}:${event.action}`;
+    runtime.metrics.recoveries.add({ kind: event.overflow, action: event.action });
+    runtime.log({
+      level: 'warn',
+      event: 'recovery',
+      model: request.model,
+      overflow: event.overflow,
+      action: event.action,
+      steps: event.steps.map((step) => redactSecrets(describeRecoveryStep(step), exchange.secrets)),
+    });
+  });
+  const transport = upstreamTransport({ runtime, exchange, body, original: request, label: () => label });
+  const result = await driver.send({
+    request,
+    transport,
+    summarize: createUpstreamSummarizer({ runtime, exchange }),
+    signal: exchange.signal,
+  });
+  unsubscribe();
+  if (exchange.signal.aborted) return;
+  if (result.ok) {
+    countPrunes(runtime, result.fit);
+    await remember(runtime, prepared);
+    runtime.log({
+      level: 'info',
+      event: 'request',
+      model: request.model,
+      status: result.response.status,
+      estimate: result.fit.estimate,
+      budget: result.fit.budget,
+      window: result.fit.window,
+      pruned_turns: result.fit.droppedTurns,
+      recovery: label,
+    });
+    return;
+  }
+  await remember(runtime, prepared);
+  answerFailure({ runtime, exchange, request, result, label, upstream: transport.last });
+}
+
+/** The request read from the body; `undefined` once the exchange has been answered. */
+async function readChatRequest({
+  runtime,
+  exchange,
+  body,
+  format,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  format: RequestFormat;
+}): Promise<ChatRequest | undefined> {
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
@@ -193,146 +248,94 @@ export async function handleChatRequest({
       type: 'invalid_request_error',
       code: 'invalid_json',
     });
-    return;
+    return undefined;
   }
-  let request: ChatRequest;
   try {
-    request = readRequest(value, { format });
+    return readRequest(value, { format });
   } catch (error) {
     if (!SpillwayError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
     // Not a conversation Spillway can read: the upstream is the judge of what it accepts.
     await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
-    return;
+    return undefined;
   }
+}
 
-  const prepared = await prepare(runtime, exchange, request);
-  const fitOnce = (): UpstreamFit =>
-    fitForUpstream({
-      request: prepared.toFit,
-      contextLength: prepared.limits.contextLength,
-      ...(prepared.limits.outputCap === undefined ? {} : { outputCap: prepared.limits.outputCap }),
-      ...(prepared.reserve === undefined ? {} : { reserve: prepared.reserve }),
-      ...(prepared.calibration ? { calibration: prepared.calibration } : {}),
-      ...(prepared.conversation.manager ? { managerState: prepared.conversation.manager } : {}),
-    });
-  let fit: UpstreamFit;
-  try {
-    fit = fitOnce();
-  } catch (error) {
-    if (ContextTruncatedError.isInstance(error)) {
-      metrics.contextExceeded.add();
-      runtime.log({ level: 'warn', event: 'context_exceeded', model: request.model, message: error.message });
-      contextExceeded(exchange, `Spillway: ${error.message}`, {
-        'x-spillway-estimate': String(error.details.estimate),
-        'x-spillway-budget': String(error.details.budget),
-        'x-spillway-window': String(error.details.window),
-        'x-spillway-recovery': 'none',
-      });
-      return;
-    }
-    if (SpillwayError.isInstance(error) && error.code === 'invalid_transcript') {
-      await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
-      return;
-    }
-    throw error;
+function countPrunes(runtime: ProxyRuntime, fit: FitResult): void {
+  if (fit.droppedTurns === 0) return;
+  runtime.metrics.prunes.add();
+  runtime.metrics.prunedTurns.add({}, fit.droppedTurns);
+}
+
+/** Saves what the driver learned: the conversation's state, the model's calibration and limits. */
+async function remember(runtime: ProxyRuntime, prepared: Prepared): Promise<void> {
+  const { driver, request, key, conversation, learned } = prepared;
+  const model = request.model;
+  const writes: Promise<void>[] = [];
+  const state = conversationStateOf(driver, conversation);
+  if (state) writes.push(runtime.state.saveConversation(key, state));
+  if (model !== undefined) {
+    writes.push(runtime.state.saveCalibration(model, driver.manager.state.calibration));
+    const limits = learnedLimitsOf(driver, model, learned);
+    if (Object.keys(limits).length > 0) writes.push(runtime.state.saveLearnedLimits(model, limits));
   }
-  metrics.fits.add();
-  const countPrunes = (current: UpstreamFit): void => {
-    if (current.droppedTurns === 0) return;
-    metrics.prunes.add();
-    metrics.prunedTurns.add({}, current.droppedTurns);
-  };
-  countPrunes(fit);
+  await Promise.all(writes);
+}
 
-  const attempt = (current: UpstreamFit, recovery: string): Promise<AttemptOutcome> =>
-    sendChatAttempt({
-      runtime,
-      exchange,
-      body: bodyOf(current, body),
-      headers: spillwayHeaders(current, recovery),
-      lastEstimate: current.estimate,
-      window: current.window,
-    });
-
-  let outcome = await attempt(fit, 'none');
-  let recovery = 'none';
-  let prefix: StoredPrefix | undefined;
-  if (outcome.kind === 'overflow') {
-    const overflow = outcome.overflow;
-    const result = await recoverUpstreamOverflow({
-      sent: fit,
-      overflow,
-      summarize: createUpstreamSummarizer({ runtime, exchange }),
-      ...(prepared.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: prepared.summaryMaxTokens }),
-      signal: exchange.signal,
-    });
-    if (exchange.signal.aborted) return;
-    recovery = recoveryLabel(overflow, result);
-    metrics.recoveries.add({ kind: overflow.kind, action: result.action });
-    if (request.model !== undefined && Object.keys(result.learned).length > 0)
-      await runtime.state.saveLearnedLimits(request.model, result.learned);
-    runtime.log({
-      level: 'warn',
-      event: 'recovery',
-      model: request.model,
-      overflow: overflow.kind,
-      pattern: overflow.pattern,
-      action: result.action,
-      steps: result.steps.map((step) => redactSecrets(step, exchange.secrets)),
-    });
-    const said = redactSecrets(upstreamMessage(outcome.text), exchange.secrets);
-    if (!result.retry) {
-      metrics.contextExceeded.add();
-      contextExceeded(
-        exchange,
-        `Spillway: ${result.message ?? 'nothing smaller can be sent'}. The upstream said: ${said}`,
-        spillwayHeaders(fit, recovery),
-      );
-      return;
-    }
-    fit = result.retry;
-    countPrunes(fit);
-    if (result.messages && result.action !== 'lower_max_tokens' && result.action !== 'lower_output_cap')
-      prefix = prefixFromCompaction({
-        client: prepared.request.messages,
-        sent: prepared.toFit.messages,
-        compacted: result.messages,
-        ...(prepared.conversation.prefix ? { previous: prepared.conversation.prefix } : {}),
-      });
-    outcome = await attempt(fit, recovery);
-    if (outcome.kind === 'overflow') {
-      metrics.contextExceeded.add();
-      contextExceeded(
-        exchange,
-        `Spillway: the upstream rejected the request as too long (${overflow.kind}), and again after recovery (${result.steps.join('; ')}); it was retried once. The upstream said: ${redactSecrets(upstreamMessage(outcome.text), exchange.secrets)}`,
-        spillwayHeaders(fit, recovery),
-      );
-      return;
-    }
-  }
-  if (outcome.kind === 'unreachable') {
+/** Answers a send that got no reply to the client: 400 when nothing fits, 502 when unreachable. */
+function answerFailure({
+  runtime,
+  exchange,
+  request,
+  result,
+  label,
+  upstream,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  request: ChatRequest;
+  result: DriverFailure;
+  label: string;
+  upstream: AttemptOutcome | undefined;
+}): void {
+  const { overflow } = result;
+  if (result.reason === 'aborted') return;
+  if (result.reason === 'provider_error') {
     sendProxyError(exchange, {
       status: 502,
-      message: outcome.message,
+      message: upstream?.kind === 'unreachable' ? upstream.message : result.message,
       type: 'upstream_error',
       code: 'upstream_unreachable',
     });
     return;
   }
-  if (outcome.kind === 'aborted') return;
-  await Promise.all([
-    learnFromReply(runtime, fit, outcome),
-    saveConversation(runtime, prepared, fit, prefix),
-  ]);
+  runtime.metrics.contextExceeded.add();
+  const said =
+    upstream?.kind === 'overflow'
+      ? ` The upstream said: ${redactSecrets(upstreamMessage(upstream.text), exchange.secrets)}`
+      : '';
+  if (ContextTruncatedError.isInstance(result.error) && overflow === undefined) {
+    const { details } = result.error;
+    runtime.log({ level: 'warn', event: 'context_exceeded', model: request.model, message: result.message });
+    contextExceeded(exchange, `Spillway: ${result.message}`, {
+      'x-spillway-estimate': String(details.estimate),
+      'x-spillway-budget': String(details.budget),
+      'x-spillway-window': String(details.window),
+      'x-spillway-recovery': label,
+    });
+    return;
+  }
   runtime.log({
-    level: 'info',
-    event: 'request',
+    level: 'warn',
+    event: 'context_exceeded',
     model: request.model,
-    status: outcome.status,
-    estimate: fit.estimate,
-    budget: fit.budget,
-    window: fit.window,
-    pruned_turns: fit.droppedTurns,
-    recovery,
+    overflow: overflow?.kind,
+    pattern: overflow?.pattern,
+    recovery: label,
+    message: redactSecrets(result.message, exchange.secrets),
   });
+  contextExceeded(
+    exchange,
+    `Spillway: ${result.message}.${said}`,
+    result.fit ? spillwayHeaders(result.fit, label) : { 'x-spillway-recovery': label },
+  );
 }

@@ -10,20 +10,9 @@
  * const proxy = await startProxy({ upstream: 'http://localhost:8000', store: 'redis://127.0.0.1:6379' });
  * // point any OpenAI client at `${proxy.url}/v1`
  */
-export {
-  applyStoredPrefix,
-  conversationKey,
-  hashMessages,
-  prefixFromCompaction,
-} from './conversation-prefix.js';
-export {
-  droppedTurns,
-  type FitForUpstreamOptions,
-  fitForUpstream,
-  MAX_RESERVE_SHARE,
-  replyReserve,
-  type UpstreamFit,
-} from './fit-for-upstream.js';
+
+export { conversationStateOf, openConversationDriver } from './conversation-driver.js';
+export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
 export { openProxyStore } from './open-proxy-store.js';
 export { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 export { LATENCY_BUCKETS, ProxyMetrics } from './proxy-metrics.js';
@@ -34,7 +23,6 @@ export {
   type LearnedModelLimits,
   PROXY_KEY_PREFIX,
   ProxyState,
-  type StoredPrefix,
 } from './proxy-state.js';
 export {
   createMemoryProxyStore,
@@ -42,11 +30,6 @@ export {
   type ProxyStoreSetOptions,
 } from './proxy-store.js';
 export { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
-export {
-  type ProxyRecoveryResult,
-  type RecoverUpstreamOverflowOptions,
-  recoverUpstreamOverflow,
-} from './recover-overflow.js';
 export { CREDENTIAL_HEADERS, redactSecrets, secretsOf } from './redact-secrets.js';
 export { createRedisProxyStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-proxy-store.js';
 export { MAX_HOLDBACK_BYTES } from './relay-stream.js';

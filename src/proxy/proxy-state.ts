@@ -4,7 +4,7 @@
  * model, and per conversation (keyed by a hash of its head) the sticky parts of fitting. A store
  * failure never fails a request: the read gives nothing, the write is dropped, `onError` is told.
  */
-import type { Calibration, Message } from '../core/index.js';
+import type { Calibration } from '../core/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** Every key starts with this, so a shared Redis can hold other data too. */
@@ -19,23 +19,13 @@ export interface LearnedModelLimits {
   outputCap?: number;
 }
 
-/**
- * A replacement for a conversation's first `covered` messages (a compaction's summary), reused on
- * every later request whose prefix hashes the same, so the same history is sent as the same bytes.
- */
-export interface StoredPrefix {
-  covered: number;
-  /** Hash of the normalized messages it replaces. */
-  hash: string;
-  /** Normalized messages, or `{ ref }` for the client's own message at that index (its head, say). */
-  replacement: (Message | { ref: number })[];
-}
-
-/** What is kept per conversation. */
+/** What is kept per conversation: its driver's sticky state (cuts, anchor, remembered compaction). */
 export interface ConversationState {
-  prefix?: StoredPrefix;
-  /** Manager state besides calibration and learned windows (sticky compression levels, …). */
-  manager?: Record<string, unknown>;
+  /** Driver state besides the model-level calibration and learned windows, which are kept per model. */
+  driver?: {
+    manager?: Record<string, unknown>;
+    prefix?: unknown;
+  };
 }
 
 function parse<T>(text: string | undefined): T | undefined {
@@ -63,21 +53,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** A stored conversation, checked: a value another version (or a hand) wrote costs its state, not the request. */
 function conversationOf(value: unknown): ConversationState {
-  if (!isObject(value)) return {};
-  const state: ConversationState = {};
-  const prefix = value.prefix;
-  if (
-    isObject(prefix) &&
-    Number.isInteger(prefix.covered) &&
-    typeof prefix.hash === 'string' &&
-    Array.isArray(prefix.replacement) &&
-    prefix.replacement.every(
-      (entry) => isObject(entry) && (typeof entry.role === 'string' || Number.isInteger(entry.ref)),
-    )
-  )
-    state.prefix = prefix as unknown as StoredPrefix;
-  if (isObject(value.manager)) state.manager = value.manager;
-  return state;
+  if (!isObject(value) || !isObject(value.driver)) return {};
+  const { manager, prefix } = value.driver;
+  // The driver checks each part again when it restores them; this only keeps the shape.
+  return {
+    driver: { ...(isObject(manager) ? { manager } : {}), ...(prefix === undefined ? {} : { prefix }) },
+  };
 }
 
 /**

@@ -74,8 +74,8 @@ describe('ProxyState', () => {
     await state.saveCalibration('m', { factor: 1.2, seed: 1, observations: 1 });
     await state.saveCalibration('m', { factor: 1.1, seed: 1, observations: 2 });
     expect((await state.calibration('m'))?.factor).toBe(1.2);
-    await state.saveConversation('c', { manager: { compression: { entries: {} } } });
-    expect(await state.conversation('c')).toEqual({ manager: { compression: { entries: {} } } });
+    await state.saveConversation('c', { driver: { manager: { compression: { entries: {} } } } });
+    expect(await state.conversation('c')).toEqual({ driver: { manager: { compression: { entries: {} } } } });
   });
 
   it('serves without state when the store fails, and says so', async () => {
@@ -98,13 +98,12 @@ describe('ProxyState', () => {
     const store = createMemoryProxyStore();
     await store.set('spillway:proxy:v1:calibration:m', '{"factor":"high"}');
     await store.set('spillway:proxy:v1:limits:m', 'not json');
-    await store.set(
-      'spillway:proxy:v1:conversation:c',
-      '{"prefix":{"covered":"2","hash":1,"replacement":{}},"manager":{"compression":{}}}',
-    );
+    await store.set('spillway:proxy:v1:conversation:c', '{"driver":{"manager":"compression"}}');
+    await store.set('spillway:proxy:v1:conversation:d', '{"manager":{"compression":{}}}');
     const state = new ProxyState({ store });
     expect(await state.calibration('m')).toBeUndefined();
     expect(await state.learnedLimits('m')).toEqual({});
-    expect(await state.conversation('c')).toEqual({ manager: { compression: {} } });
+    expect(await state.conversation('c')).toEqual({ driver: {} });
+    expect(await state.conversation('d')).toEqual({});
   });
 });

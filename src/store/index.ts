@@ -12,4 +12,6 @@ export type {
   TurnWrite,
   UsageRecord,
 } from './session-store.js';
+export { type SessionStoreHooks, sessionStoreHooks } from './session-store-hooks.js';
 export { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
+export { syncSessionStore } from './sync-session-store.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContextWindowManager, type ManagerNotice, type Message } from '../../src/core/index.js';
+import { ConversationDriver, type ManagerNotice, type Message } from '../../src/core/index.js';
 import { codingAgentScript, type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { type LoopEvent, runToolLoop } from '../../src/loop/index.js';
 import { resolveLimits } from '../../src/models/index.js';
@@ -37,10 +37,11 @@ describe('silent truncation against the ollama emulator', () => {
     directories.push(directory);
     const store = new SqliteSessionStore(join(directory, 'sessions.db'));
     const events: LoopEvent[] = [];
-    const manager = new ContextWindowManager({ contextLength: 32_768, model: MODEL });
+    const driver = new ConversationDriver({ contextLength: 32_768, model: MODEL, adoptsHistory: true });
+    const { manager } = driver;
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${ollama.url}/v1` }),
-      manager,
+      driver,
       model: MODEL,
       messages: task,
       tools: codingTools({ size: 600 }),
@@ -104,7 +105,11 @@ describe('silent truncation against the ollama emulator', () => {
     const events: LoopEvent[] = [];
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${ollama.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: limits.contextLength, model: MODEL }),
+      driver: new ConversationDriver({
+        contextLength: limits.contextLength,
+        model: MODEL,
+        adoptsHistory: true,
+      }),
       model: MODEL,
       messages: task,
       tools: codingTools({ size: 600 }),

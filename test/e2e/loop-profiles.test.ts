@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContextWindowManager, type Message } from '../../src/core/index.js';
+import { ConversationDriver, type Message } from '../../src/core/index.js';
 import {
   codingAgentScript,
   type Emulator,
@@ -76,14 +76,16 @@ describe('a 40-turn scripted coding session through the tool loop, per profile',
       });
       running.push(server);
       const events: LoopEvent[] = [];
-      const manager = new ContextWindowManager({
+      const driver = new ConversationDriver({
         contextLength: configured,
         ...(outputCap ? { outputCap } : {}),
         model: 'emulated',
+        adoptsHistory: true,
       });
+      const { manager } = driver;
       const result = await runToolLoop({
         client: clientFor(profile, server.url),
-        manager,
+        driver,
         model: 'emulated',
         messages: task,
         tools: codingTools({ seed: 11, size: 900 }),
@@ -140,7 +142,7 @@ describe('every emulator fault through the tool loop', () => {
           baseUrl: `${server.url}/v1`,
           retry: { maxRetries: 2, sleep: async () => undefined },
         }),
-        manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 4_096 }),
+        driver: new ConversationDriver({ contextLength: 128_000, outputCap: 4_096, adoptsHistory: true }),
         messages: task,
         tools: codingTools(),
         stream: true,

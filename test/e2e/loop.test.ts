@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ContextWindowManager, type Message } from '../../src/core/index.js';
+import { ConversationDriver, type Message } from '../../src/core/index.js';
 import { codingAgentScript, type Emulator, startEmulator } from '../../src/emulator/index.js';
 import {
   isRetryable,
@@ -67,7 +67,7 @@ describe('runToolLoop against the emulators', () => {
     const events: LoopEvent[] = [];
     const result = await runToolLoop({
       client,
-      manager: new ContextWindowManager({ contextLength: 200_000 }),
+      driver: new ConversationDriver({ contextLength: 200_000, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
       stream: true,
@@ -88,7 +88,7 @@ describe('runToolLoop against the emulators', () => {
     const client = createOpenAICompatibleClient({ baseUrl: `${server.url}/v1` });
     const result = await runToolLoop({
       client,
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
       maxIterations: 3,
@@ -108,7 +108,7 @@ describe('runToolLoop against the emulators', () => {
     const events: LoopEvent[] = [];
     const ok = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${survive.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
       stream: true,
@@ -122,7 +122,7 @@ describe('runToolLoop against the emulators', () => {
     });
     const failed = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${broken.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
       stream: true,
@@ -140,7 +140,7 @@ describe('runToolLoop against the emulators', () => {
     });
     const ok = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${once.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
     });
@@ -151,7 +151,7 @@ describe('runToolLoop against the emulators', () => {
     });
     const failed = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${twice.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
     });
@@ -165,7 +165,7 @@ describe('runToolLoop against the emulators', () => {
     const huge: Message[] = [{ role: 'user', content: 'word '.repeat(20_000) }];
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${server.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 8_192 }),
+      driver: new ConversationDriver({ contextLength: 8_192, adoptsHistory: true }),
       messages: huge,
       tools: codingTools(),
     });
@@ -183,7 +183,7 @@ describe('runToolLoop against the emulators', () => {
     setTimeout(() => controller.abort(), 50);
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${server.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength: 128_000, outputCap: 16_384 }),
+      driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
       messages: task,
       tools: codingTools(),
       stream: true,
@@ -210,7 +210,7 @@ describe('runToolLoop against the emulators', () => {
       expect(resumed.text).toBe(straight.text);
       expect(resumed.state.messages).toEqual(straight.state.messages);
       expect(resumed.state.usage).toEqual(straight.state.usage);
-      expect(resumed.state.manager?.calibration).toEqual(straight.state.manager?.calibration);
+      expect(resumed.state.driver?.manager.calibration).toEqual(straight.state.driver?.manager.calibration);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ContextWindowManager,
+  ConversationDriver,
   createEstimator,
   type ManagerEvent,
   type Message,
@@ -111,7 +112,7 @@ describe('a 300-tool MCP server whose schemas alone exceed the window', () => {
     const events: LoopEvent[] = [];
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${emulator.url}/v1` }),
-      manager: new ContextWindowManager({ contextLength, model: MODEL }),
+      driver: new ConversationDriver({ contextLength, model: MODEL, adoptsHistory: true }),
       model: MODEL,
       messages,
       tools: toolset.tools(),

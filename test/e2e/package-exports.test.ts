@@ -153,7 +153,7 @@ describe('the packed package in a fresh project', () => {
       `import Anthropic from '@anthropic-ai/sdk';
 import { type LanguageModelMiddleware, wrapLanguageModel } from 'ai';
 import OpenAI from 'openai';
-import { ContextWindowManager } from 'spillway';
+import { ConversationDriver } from 'spillway';
 import { type AdapterEvent, spillwayMiddleware } from 'spillway/ai-sdk';
 import { withSpillway as withOpenAI } from 'spillway/openai';
 import { withSpillway as withAnthropic } from 'spillway/anthropic';
@@ -161,8 +161,9 @@ import { withSpillway as withAnthropic } from 'spillway/anthropic';
 const onEvent = (event: AdapterEvent): void => void event.type;
 const middleware: LanguageModelMiddleware = spillwayMiddleware({ contextLength: 32_768, onEvent });
 export const wrap = (model: Parameters<typeof wrapLanguageModel>[0]['model']) => wrapLanguageModel({ model, middleware });
-export const openai: OpenAI = withOpenAI(new OpenAI({ apiKey: 'unused' }), { manager: new ContextWindowManager() });
+export const openai: OpenAI = withOpenAI(new OpenAI({ apiKey: 'unused' }), { contextLength: 128_000 });
 export const anthropic: Anthropic = withAnthropic(new Anthropic({ apiKey: 'unused' }), { outputCap: 8_192 });
+export const driver = new ConversationDriver({ contextLength: 32_768, model: 'gpt-4o' });
 `,
     );
     writeFileSync(

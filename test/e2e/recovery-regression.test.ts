@@ -7,16 +7,23 @@
  * serve), learns the real one from the first rejection, and keeps going past the old failure point.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContextWindowManager, type TokenCounter } from '../../src/core/index.js';
+import {
+  ConversationDriver,
+  type Message,
+  type RecoveryAction,
+  type RecoveryStep,
+  type TokenCounter,
+} from '../../src/core/index.js';
 import {
   type Emulator,
   type EmulatorRequestRecord,
   fakeToolResult,
   startEmulator,
 } from '../../src/emulator/index.js';
+import { clientSummarizer, definitionOf, runToolLoop } from '../../src/loop/index.js';
 import { createOpenAICompatibleClient, type ModelClient } from '../../src/providers/index.js';
 import { createGptTokenizerCounter } from '../../src/tokenizers/index.js';
-import { clientSummarizer, RecoveryDriver, type TurnOutcome } from '../support/recovery-driver.js';
+import { codingTools } from '../support/coding-tools.js';
 
 const ENFORCED = 21_000;
 const OLD_FAILURE_POINT = 11_400;
@@ -57,41 +64,82 @@ afterAll(async () => {
   await emulator.close();
 });
 
+/** How one user turn ended. */
+interface TurnOutcome {
+  ok: boolean;
+  toolCalls: number;
+  recovery?: { action: RecoveryAction; steps: RecoveryStep[] };
+}
+
+/**
+ * A conversation of user turns, each a tool-loop run of one tool turn and an answer. A turn that
+ * fails is taken back (its own messages only), as an agent would before the next prompt.
+ */
+class Conversation {
+  history: Message[] = [{ role: 'system', content: SYSTEM }];
+  #turn = 0;
+  constructor(readonly driver: ConversationDriver | undefined) {}
+
+  async turn(text: string): Promise<TurnOutcome> {
+    this.#turn++;
+    const before = this.history;
+    let toolCalls = 0;
+    let recovery: TurnOutcome['recovery'];
+    const result = await runToolLoop({
+      client,
+      model,
+      messages: [...this.history, { role: 'user', content: text }],
+      tools: codingTools({ seed: 11 + this.#turn, size: 1_200 }),
+      maxIterations: 1,
+      summarize: clientSummarizer(client, model),
+      ...(this.driver ? { driver: this.driver } : { maxTokens: advertised.max_output_tokens }),
+      onEvent: (event) => {
+        if (event.type === 'tool-end') toolCalls++;
+        if (event.type === 'recovery') recovery = { action: event.action, steps: event.steps };
+      },
+    });
+    const ok = result.reason === 'completed' || result.reason === 'max_iterations';
+    this.history = ok ? result.state.messages : before;
+    return { ok, toolCalls, ...(recovery ? { recovery } : {}) };
+  }
+}
+
 interface Run {
   outcomes: TurnOutcome[];
   records: EmulatorRequestRecord[];
-  driver: RecoveryDriver;
 }
 
-async function runScript(
-  driver: RecoveryDriver,
-  after?: (driver: RecoveryDriver) => Promise<void>,
-): Promise<Run> {
+async function runScript(conversation: Conversation, after?: () => Promise<void>): Promise<Run> {
   const start = emulator.requests.length;
   const outcomes: TurnOutcome[] = [];
-  for (const text of script) outcomes.push(await driver.turn(text));
-  await after?.(driver);
+  for (const text of script) outcomes.push(await conversation.turn(text));
+  await after?.();
   const records = emulator.requests.slice(start).filter((record) => record.path === '/v1/chat/completions');
-  return { outcomes, records, driver };
+  return { outcomes, records };
 }
 
-function spillwayDriver(counter?: TokenCounter): { driver: RecoveryDriver; manager: ContextWindowManager } {
-  const manager = new ContextWindowManager({
+function spillwayDriver(counter?: TokenCounter): ConversationDriver {
+  return new ConversationDriver({
     contextLength: BELIEVED_WINDOW,
     outputCap: advertised.max_output_tokens,
     reserve: RESERVE,
     model,
+    adoptsHistory: true,
     ...(counter ? { counter } : {}),
   });
-  const driver = new RecoveryDriver({
-    client,
+}
+
+/** A manual compaction (`/compact`) of the whole history with the driver's manager. */
+async function compact(conversation: Conversation) {
+  const manager = (conversation.driver as ConversationDriver).manager;
+  const result = await manager.compact({
+    messages: conversation.history,
+    tools: codingTools().map(definitionOf),
     model,
-    system: SYSTEM,
-    manager,
-    summarize: clientSummarizer(client),
-    seed: 11,
+    summarize: clientSummarizer(client, model),
   });
-  return { driver, manager };
+  if (result.ok) conversation.history = result.messages;
+  return result;
 }
 
 const accepted = (records: EmulatorRequestRecord[]) =>
@@ -105,14 +153,7 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
   });
 
   it('without Spillway, fails from the first prompt above ~11,400 tokens and never recovers', async () => {
-    const driver = new RecoveryDriver({
-      client,
-      model,
-      system: SYSTEM,
-      maxTokens: advertised.max_output_tokens,
-      seed: 11,
-    });
-    const { outcomes, records } = await runScript(driver);
+    const { outcomes, records } = await runScript(new Conversation(undefined));
     expect(outcomes.slice(0, 3).every((outcome) => outcome.ok)).toBe(true);
     expect(outcomes[3]?.ok).toBe(false);
     for (const record of records) {
@@ -124,19 +165,16 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     ).toBe(true);
     const firstFailureAfterPaste = outcomes.findIndex((outcome, index) => index > 3 && !outcome.ok);
     expect(outcomes.slice(firstFailureAfterPaste).every((outcome) => !outcome.ok)).toBe(true);
-    expect(outcomes.filter((outcome) => outcome.ok).length).toBeLessThan(8);
-    console.info(
-      `plain client: ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls, largest accepted prompt ${Math.max(...accepted(records))}, smallest rejected ${Math.min(...records.filter((record) => record.status !== 200).map((record) => record.promptTokens ?? 0))}`,
-    );
+    expect(outcomes.filter((outcome) => outcome.ok).length).toBeLessThanOrEqual(8);
   });
 
   it('with Spillway, the paste fails once and teaches the real window; 12 more turns pass past the old failure point; a manual compaction succeeds', async () => {
-    const { driver, manager } = spillwayDriver(createGptTokenizerCounter('o200k_base'));
-    let compaction: Awaited<ReturnType<RecoveryDriver['compact']>> | undefined;
+    const conversation = new Conversation(spillwayDriver(createGptTokenizerCounter('o200k_base')));
+    let compaction: Awaited<ReturnType<typeof compact>> | undefined;
     let afterCompaction: TurnOutcome | undefined;
-    const { outcomes, records } = await runScript(driver, async (run) => {
-      compaction = await run.compact();
-      afterCompaction = await run.turn('Now write the fix for src/module14/index.ts.');
+    const { outcomes, records } = await runScript(conversation, async () => {
+      compaction = await compact(conversation);
+      afterCompaction = await conversation.turn('Now write the fix for src/module14/index.ts.');
     });
     // Three turns pass.
     expect(outcomes.slice(0, 3).every((outcome) => outcome.ok && outcome.toolCalls > 0)).toBe(true);
@@ -145,19 +183,17 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     expect(rejected).toHaveLength(1);
     expect(rejected[0]?.overflow).toBe('budget');
     expect(rejected[0]?.promptTokens).toBeGreaterThan(OLD_FAILURE_POINT);
-    expect(outcomes[3]).toMatchObject({
-      ok: true,
-      recovery: { action: 'lower_max_tokens', window: ENFORCED },
-    });
-    expect(manager.windowFor(model)).toBe(ENFORCED);
+    expect(outcomes[3]?.ok).toBe(true);
+    expect(outcomes[3]?.recovery?.action).toBe('lower_max_tokens');
+    expect(outcomes[3]?.recovery?.steps).toContainEqual({ step: 'learn_window', model, window: ENFORCED });
+    expect(conversation.driver?.manager.windowFor(model)).toBe(ENFORCED);
     // Twelve more tool-using turns pass, prompts past the old failure point, none rejected.
     const later = outcomes.slice(4);
     expect(later).toHaveLength(12);
     expect(later.every((outcome) => outcome.ok && outcome.toolCalls > 0 && !outcome.recovery)).toBe(true);
     const afterPaste = records.slice(records.indexOf(rejected[0] as EmulatorRequestRecord) + 2);
     expect(afterPaste.every((record) => record.status === 200)).toBe(true);
-    const largest = Math.max(...accepted(records));
-    expect(largest).toBeGreaterThan(OLD_FAILURE_POINT);
+    expect(Math.max(...accepted(records))).toBeGreaterThan(OLD_FAILURE_POINT);
     expect(
       afterPaste.filter((record) => (record.promptTokens ?? 0) > OLD_FAILURE_POINT).length,
     ).toBeGreaterThan(10);
@@ -167,27 +203,18 @@ describe('the regression scenario: LiteLLM advertises 9,600 / 9,600, vLLM enforc
     expect(compaction?.ok).toBe(true);
     expect(compaction?.estimate).toBeLessThanOrEqual(compaction?.budget ?? 0);
     expect(afterCompaction?.ok).toBe(true);
-    console.info(
-      `spillway (o200k counter): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected), largest accepted prompt ${largest}, learned window ${manager.windowFor(model)}, manual compaction ${compaction?.kind} in ${compaction?.summaryRequests} summary requests: ${compaction?.before} → ${compaction?.estimate} tokens; the paste: ${outcomes[3]?.recovery?.steps.join('; ')}`,
-    );
   });
 
   it('with Spillway’s own estimator, the same script passes too: every rejection recovered in its turn, the window learned', async () => {
-    const { driver, manager } = spillwayDriver();
-    let compaction: Awaited<ReturnType<RecoveryDriver['compact']>> | undefined;
-    const { outcomes, records } = await runScript(driver, async (run) => {
-      compaction = await run.compact();
+    const conversation = new Conversation(spillwayDriver());
+    let compaction: Awaited<ReturnType<typeof compact>> | undefined;
+    const { outcomes, records } = await runScript(conversation, async () => {
+      compaction = await compact(conversation);
     });
-    // How much of the window the estimator's over-count leaves for prompts depends on its weights,
-    // so this run asserts what must hold whatever they are.
     expect(outcomes.every((outcome) => outcome.ok && outcome.toolCalls > 0)).toBe(true);
     expect(outcomes.filter((outcome) => outcome.recovery).length).toBeLessThanOrEqual(1);
-    expect(manager.windowFor(model)).toBe(ENFORCED);
+    expect(conversation.driver?.manager.windowFor(model)).toBe(ENFORCED);
     expect(compaction?.ok).toBe(true);
-    const rejected = records.filter((record) => record.status !== 200);
-    expect(rejected.length).toBeLessThanOrEqual(2);
-    console.info(
-      `spillway (estimator): ${outcomes.filter((outcome) => outcome.ok).length}/${outcomes.length} turns passed, ${records.length} provider calls (${rejected.length} rejected, each recovered), largest accepted prompt ${Math.max(...accepted(records))}${compaction?.learnedWindow ? `, window learned from the manual compaction's summary request` : ''}`,
-    );
+    expect(records.filter((record) => record.status !== 200).length).toBeLessThanOrEqual(2);
   });
 });

@@ -55,15 +55,22 @@ function writeCompaction(
   result: RecoveryResult,
   seqOf: Map<Message, number>,
 ) {
+  if (!('messages' in result)) throw new Error(`expected a history change, got ${result.action}`);
   return store.applyCompaction(id, {
     turnId,
     kind: result.action,
-    transcript: (result.messages ?? []).map((message) => {
+    transcript: result.messages.map((message) => {
       const seq = seqOf.get(message);
       return seq === undefined ? { message } : { seq };
     }),
-    info: { recall: result.recall?.map((span) => span.id) ?? [] },
+    info: { recall: result.recall.map((span) => span.id) },
   });
+}
+
+/** The history a recovery continued with. */
+function reduced(result: RecoveryResult) {
+  if (!('messages' in result)) throw new Error(`expected a history change, got ${result.action}`);
+  return result;
 }
 
 const texts = (messages: readonly (Message | StoredMessage)[]) =>
@@ -79,12 +86,12 @@ describe('failed-turn rollback keeps the compaction', () => {
     expect(contentText(own?.content ?? '')).toBe(contentText(failing.content));
     expect(result.action).toBe('compacted');
     const record = writeCompaction(store, id, 'compaction-1', result, seqOf);
-    expect(texts(record.removed)).toEqual(texts(result.removed));
+    expect(texts(record.removed)).toEqual(texts(reduced(result).removed));
 
     // The retry failed as well: the turn is rolled back.
     expect(store.rollbackTurn(id, 'failing')).toBe(1);
     const after = store.liveMessages(id);
-    expect(texts(after)).toEqual(texts((result.messages ?? []).filter((message) => message !== own)));
+    expect(texts(after)).toEqual(texts(reduced(result).messages.filter((message) => message !== own)));
     expect(texts(after).some((text) => text.startsWith('[compacted #'))).toBe(true);
     expect(texts(after)).not.toContain(contentText(failing.content));
     // Nothing is lost: every message of the history is live or in the compaction record.

@@ -4,9 +4,15 @@
  * model's window and recovers the ones a provider rejects anyway.
  */
 import type { LanguageModelMiddleware } from 'ai';
-import { type ChatRequest, contentText, type Summarizer } from '../../core/index.js';
+import {
+  type ChatRequest,
+  contentText,
+  type Summarizer,
+  type Transport,
+  type UsageReport,
+} from '../../core/index.js';
 import type { SpillwayAdapterOptions } from '../shared/adapter-options.js';
-import { AdapterSession, type FittedCall } from '../shared/adapter-session.js';
+import { AdapterSession } from '../shared/adapter-session.js';
 import type {
   GenerateResult,
   LanguageModelCallOptions,
@@ -46,61 +52,90 @@ export type SpillwayMiddlewareOptions = SpillwayAdapterOptions;
  */
 export function spillwayMiddleware(options: SpillwayMiddlewareOptions = {}): LanguageModelMiddleware {
   const session = new AdapterSession(options);
-  const calls = new WeakMap<LanguageModelCallOptions, FittedCall>();
-  const observe = (call: FittedCall, usage: GenerateResult['usage'] | undefined) => {
-    const promptTokens = usage?.inputTokens.total;
-    if (promptTokens === undefined) return;
-    const completionTokens = usage?.outputTokens.total;
-    session.observe(call, { promptTokens, ...(completionTokens === undefined ? {} : { completionTokens }) });
+  const calls = new WeakMap<LanguageModelCallOptions, { request: ChatRequest; provider: string }>();
+  const send = async <Result>(
+    params: LanguageModelCallOptions,
+    model: LanguageModelInstance,
+    call: (params: LanguageModelCallOptions) => PromiseLike<Result>,
+    usageOf: (result: Result) => UsageReport | undefined,
+  ) => {
+    const pending = calls.get(params) as { request: ChatRequest; provider: string };
+    const signal = params.abortSignal;
+    const transport: Transport<Result> = {
+      async send(request) {
+        try {
+          const result = await call(paramsFor(params, request));
+          const usage = usageOf(result);
+          return { ok: true, response: result, ...(usage ? { usage } : {}) };
+        } catch (error) {
+          if (signal?.aborted) return { ok: false, failure: 'aborted', error };
+          const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
+          return { ok: false, failure: 'rejected', error, ...(typeof status === 'number' ? { status } : {}) };
+        }
+      },
+    };
+    return session.send({
+      request: pending.request,
+      provider: pending.provider,
+      transport,
+      summarize: summarizer(model, params),
+      ...(signal ? { signal } : {}),
+    });
   };
   return {
     specificationVersion: 'v3',
     async transformParams({ params, model }) {
       const provider = providerOf(model.provider);
-      const original = fromAISDKPrompt({
+      const request = fromAISDKPrompt({
         prompt: params.prompt,
         ...(params.tools ? { tools: params.tools } : {}),
         ...(params.maxOutputTokens === undefined ? {} : { maxOutputTokens: params.maxOutputTokens }),
         model: model.modelId,
         format: provider === 'anthropic' ? 'anthropic' : 'openai',
       });
-      const call = await session.fit(original, { provider });
-      const fitted = paramsFor(params, call.fit.request);
-      calls.set(fitted, call);
-      return fitted;
+      // Fitted where it is sent (wrapGenerate / wrapStream), through the driver.
+      const next = { ...params };
+      calls.set(next, { request, provider });
+      return next;
     },
     async wrapGenerate({ doGenerate, params, model }) {
-      const call = calls.get(params);
-      if (!call) return doGenerate();
-      const result = await session.send({
-        call,
-        attempt: () => doGenerate(),
-        retry: (request) => model.doGenerate(paramsFor(params, request)),
-        summarize: summarizer(model, params),
-        ...(params.abortSignal ? { signal: params.abortSignal } : {}),
-      });
-      observe(call, result.usage);
-      return result;
+      if (!calls.has(params)) return doGenerate();
+      const { response } = await send(
+        params,
+        model,
+        (call) => model.doGenerate(call),
+        (result) => usageReport(result.usage),
+      );
+      return response;
     },
     async wrapStream({ doStream, params, model }) {
-      const call = calls.get(params);
-      if (!call) return doStream();
-      const result = await session.send({
-        call,
-        attempt: () => doStream(),
-        retry: (request) => model.doStream(paramsFor(params, request)),
-        summarize: summarizer(model, params),
-        ...(params.abortSignal ? { signal: params.abortSignal } : {}),
-      });
+      if (!calls.has(params)) return doStream();
+      const { driver, response } = await send(
+        params,
+        model,
+        (call) => model.doStream(call),
+        () => undefined,
+      );
       const watch = new TransformStream<StreamPart, StreamPart>({
         transform(part, controller) {
-          if (part.type === 'finish') observe(call, part.usage);
+          if (part.type === 'finish') {
+            const usage = usageReport(part.usage);
+            if (usage) session.observe(driver, usage);
+          }
           controller.enqueue(part);
         },
       });
-      return { ...result, stream: result.stream.pipeThrough(watch) };
+      return { ...response, stream: response.stream.pipeThrough(watch) };
     },
   };
+}
+
+/** The usage the AI SDK reports, as the driver reads it. */
+function usageReport(usage: GenerateResult['usage'] | undefined): UsageReport | undefined {
+  const promptTokens = usage?.inputTokens.total;
+  if (promptTokens === undefined) return undefined;
+  const completionTokens = usage?.outputTokens.total;
+  return { promptTokens, ...(completionTokens === undefined ? {} : { completionTokens }) };
 }
 
 /** The catalog provider of an AI SDK model: `openai` of `openai.chat`, `anthropic` of `anthropic.messages`. */

@@ -3,7 +3,13 @@
  * A fitted and recovered `create` for the official SDKs (`openai` v6, `@anthropic-ai/sdk`), which
  * share their request machinery: every call returns the SDK's own `APIPromise`.
  */
-import type { ChatRequest, Summarizer, UsageReport } from '../../core/index.js';
+import type {
+  ChatRequest,
+  ConversationDriver,
+  Summarizer,
+  Transport,
+  UsageReport,
+} from '../../core/index.js';
 import type { AdapterSession } from './adapter-session.js';
 import { observeSdkStream } from './observe-sdk-stream.js';
 
@@ -64,10 +70,10 @@ export interface WrapSdkCreateOptions {
 }
 
 /**
- * Wraps an SDK `create` so that every call is fitted by the session, recovered once on an
- * overflow, and its usage fed back; streaming calls are observed as the caller reads them. The
- * result is a real `APIPromise`: `withResponse()`, `asResponse()` and the SDK's helpers built on it
- * (`chat.completions.parse` / `stream` / `runTools`, `messages.stream`) work as before, and report
+ * Wraps an SDK `create` so that every call goes through the session's driver (fitted, recovered once
+ * on an overflow), and its usage is fed back; streaming calls are observed as the caller reads them.
+ * The result is a real `APIPromise`: `withResponse()`, `asResponse()` and the SDK's helpers built on
+ * it (`chat.completions.parse` / `stream` / `runTools`, `messages.stream`) work as before, and report
  * the attempt that succeeded.
  */
 export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
@@ -87,42 +93,60 @@ export function wrapSdkCreate(options: WrapSdkCreateOptions): SdkCreate {
   };
   return (body, requestOptions) => {
     let succeeded: SdkApiPromise | undefined;
-    let fitted: Awaited<ReturnType<AdapterSession['fit']>> | undefined;
-    const responsePromise = (async () => {
-      const call = await session.fit(read(body), provider === undefined ? {} : { provider });
-      fitted = call;
-      const send = async (request: ChatRequest) => {
+    let driver: ConversationDriver | undefined;
+    const signal = requestOptions?.signal ?? undefined;
+    const transport: Transport<{ attempt: SdkApiPromise; props: Record<string, unknown> }> = {
+      async send(request) {
         const attempt = create(write(request), requestOptions);
-        return { attempt, props: await responseProps(attempt) };
-      };
-      const signal = requestOptions?.signal ?? undefined;
+        try {
+          return { ok: true, response: { attempt, props: await responseProps(attempt) } };
+        } catch (error) {
+          if (signal?.aborted) return { ok: false, failure: 'aborted', error };
+          const status = statusOf(error);
+          // The SDK has already retried what it retries; what is left is the provider's answer, for
+          // the driver to classify.
+          return { ok: false, failure: 'rejected', error, ...(status === undefined ? {} : { status }) };
+        }
+      },
+    };
+    const responsePromise = (async () => {
       const sent = await session.send({
-        call,
-        attempt: () => send(call.fit.request),
-        retry: send,
+        request: read(body),
+        ...(provider === undefined ? {} : { provider }),
+        transport,
         summarize,
         ...(signal ? { signal } : {}),
       });
-      succeeded = sent.attempt;
+      driver = sent.driver;
+      succeeded = sent.response.attempt;
       // The attempt's own parse (below) reads the body and ends its trace span, so this promise
       // carries its response and metadata without the span.
-      const options = sent.props.options as Record<string, unknown> | undefined;
-      return { ...sent.props, ...(options ? { options: { ...options, __span: undefined } } : {}) };
+      const props = sent.response.props;
+      const options = props.options as Record<string, unknown> | undefined;
+      return { ...props, ...(options ? { options: { ...options, __span: undefined } } : {}) };
     })();
     const parse = async () => {
       const data: unknown = await (succeeded as SdkApiPromise);
-      const call = fitted;
-      if (call && body.stream === true) {
+      const used = driver;
+      if (used && body.stream === true) {
         observeSdkStream(data, (event) => {
           const usage = eventUsageOf(event);
-          if (usage) session.observe(call, usage);
+          if (usage) session.observe(used, usage);
         });
-      } else if (call) {
+      } else if (used) {
         const usage = usageOf(data);
-        if (usage) session.observe(call, usage);
+        if (usage) session.observe(used, usage);
       }
       return data;
     };
     return new APIPromise(client as never, responsePromise as Promise<never>, parse);
   };
+}
+
+/** The HTTP status an SDK error carries (`APIError.status`), if any. */
+function statusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const record = error as { status?: unknown; statusCode?: unknown };
+  const status = record.status ?? record.statusCode;
+  return typeof status === 'number' ? status : undefined;
 }

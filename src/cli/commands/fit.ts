@@ -5,12 +5,12 @@ import { choiceFlag, EXIT_OK, integerFlag, parseJson, printJson, readInput } fro
 export const fitCommand: Command = {
   summary: 'the request fitted to the window (oldest whole turns pruned, max_tokens clamped)',
   usage: `usage: spillway fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
-                    [--reserve N] [--clamp auto|always|never] [--format openai|anthropic]
+                    [--reserve N] [--clamp auto|lower|never] [--format openai|anthropic]
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
 oldest first), then drops the oldest whole turns until the estimate is within window - reserve -
 3% safety, never the head (system + first user message) or the newest turn,
-and sets max_tokens to the room left when the request has none (--clamp always also lowers it).
+sets max_tokens to the room left when the request has none, and lowers one the window has no room for (--clamp lower only lowers; never leaves it).
 --max-tokens replaces the request's own max_tokens; --summary leaves the request out of the output.
 
 output: {"request":{…same format as the input…},"pruned":bool,"dropped_turns":N,"estimate":N,"budget":N,…}
@@ -37,7 +37,7 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
     const reserve = integerFlag(values.reserve as string | undefined, 'reserve');
     const clamp = choiceFlag(values.clamp as string | undefined, 'clamp', [
       'auto',
-      'always',
+      'lower',
       'never',
     ] as const);
     const format = choiceFlag(values.format as string | undefined, 'format', [

@@ -4,7 +4,7 @@ import { clampOutputTokens } from './clamp-output-tokens.js';
 import { learnWindow } from './learned-windows.js';
 
 describe('computeBudget', () => {
-  it('reserves the request max_tokens, else the output cap, else max(1000, 2% of the window)', () => {
+  it('reserves the request max_tokens, else the output cap (at most a quarter of the window), else max(1000, 2% of the window)', () => {
     expect(computeBudget({ contextLength: 100_000, maxTokens: 4_000, outputCap: 16_000 })).toEqual({
       window: 100_000,
       reserve: 4_000,
@@ -12,7 +12,9 @@ describe('computeBudget', () => {
       budget: 93_000,
     });
     expect(computeBudget({ contextLength: 100_000, outputCap: 16_000 }).reserve).toBe(16_000);
-    expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(48_000);
+    expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(24_000);
+    expect(computeBudget({ contextLength: 48_000, maxTokens: 32_000 }).reserve).toBe(12_000);
+    expect(computeBudget({ contextLength: 48_000, maxTokens: 32_000, reserve: 32_000 }).reserve).toBe(32_000);
     expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(2_000);
     expect(computeBudget({ contextLength: 20_000 }).reserve).toBe(1_000);
     expect(computeBudget({ contextLength: 2_000 }).reserve).toBe(500);
@@ -35,14 +37,14 @@ describe('clampOutputTokens', () => {
     expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700, outputCap: 300 })).toBe(300);
   });
 
-  it('leaves an explicit max_tokens alone unless asked, and never raises it', () => {
-    expect(clampOutputTokens({ window: 10_000, promptEstimate: 9_000, requested: 5_000 })).toBe(5_000);
+  it('lowers an explicit max_tokens only when the window has no room for it, and never raises it', () => {
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 4_000, requested: 5_000 })).toBe(5_000);
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 5_000, requested: 8_000 })).toBe(4_488);
     expect(
-      clampOutputTokens({ window: 10_000, promptEstimate: 5_000, requested: 8_000, mode: 'always' }),
-    ).toBe(4_488);
-    expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, requested: 100, mode: 'always' })).toBe(
-      100,
-    );
+      clampOutputTokens({ window: 10_000, promptEstimate: 5_000, requested: 8_000, mode: 'never' }),
+    ).toBe(8_000);
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, requested: 100 })).toBe(100);
+    expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, mode: 'lower' })).toBeUndefined();
     expect(clampOutputTokens({ window: 10_000, promptEstimate: 1_000, mode: 'never' })).toBeUndefined();
   });
 });

@@ -23,6 +23,13 @@ export const MIN_DEFAULT_RESERVE = 1_000;
 /** Share of the window reserved for the reply when neither the request nor the model sets one. */
 export const DEFAULT_RESERVE_RATIO = 0.02;
 
+/**
+ * The reply reserve never takes more than this share of the window: a request that asks for the
+ * model's whole output cap (gateways advertise an output cap as large as the window) still gets its
+ * history fitted, and its `max_tokens` lowered to the room the prompt leaves.
+ */
+export const MAX_RESERVE_SHARE = 0.25;
+
 /** How a budget was derived, and the prompt tokens it allows. */
 export interface Budget {
   /** The context window used. */
@@ -46,10 +53,11 @@ export interface BudgetOptions extends ModelLimits {
 }
 
 /**
- * `budget = window - reserve - safety`. The reserve is the request's `max_tokens`, else the model's
- * output cap (at most half the window), else `max(1000, 2% of the window)` (at most a quarter of
- * the window); the safety margin is 3% of the window. An unknown
- * window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can be negative: then nothing fits.
+ * `budget = window - reserve - safety`. The reserve is a configured one, else the request's
+ * `max_tokens` or the model's output cap, never more than a quarter of the window (the clamp then
+ * lowers `max_tokens` to the room the prompt leaves), else `max(1000, 2% of the window)`; the safety
+ * margin is 3% of the window. An unknown window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can
+ * be negative: then nothing fits. The one place the reply reserve is decided.
  *
  * @example
  * computeBudget({ contextLength: 128_000, maxTokens: 4_096 }).budget; // 128000 - 4096 - 3840
@@ -62,17 +70,24 @@ export function computeBudget({
   safetyRatio = DEFAULT_SAFETY_RATIO,
 }: BudgetOptions): Budget {
   const window = contextLength ?? FALLBACK_CONTEXT_LENGTH;
-  // The default reserve never takes more than a quarter of a (tiny) window.
-  const defaultReserve = Math.min(
-    Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)),
-    Math.floor(window / 4),
-  );
-  // A model's output cap can be as large as its window (gateways advertise max_output = max_input):
-  // reserving all of it would leave no prompt budget, so the cap is reserved up to half the window.
-  const chosenReserve =
-    reserve ??
-    maxTokens ??
-    (outputCap === undefined ? defaultReserve : Math.min(outputCap, Math.floor(window / 2)));
+  const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap });
   const safety = Math.ceil(window * safetyRatio);
   return { window, reserve: chosenReserve, safety, budget: window - chosenReserve - safety };
+}
+
+/** The reply reserve when none is configured: see {@link computeBudget}. */
+export function replyReserve({
+  window,
+  maxTokens,
+  outputCap,
+}: {
+  window: number;
+  maxTokens?: number | undefined;
+  outputCap?: number | undefined;
+}): number {
+  const quarter = Math.floor(window * MAX_RESERVE_SHARE);
+  const wanted = maxTokens ?? outputCap;
+  if (wanted === undefined)
+    return Math.min(Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)), quarter);
+  return Math.max(1, Math.min(wanted, quarter));
 }

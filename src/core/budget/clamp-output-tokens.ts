@@ -9,8 +9,12 @@ export const CLAMP_MARGIN = 512;
 /** The clamp never goes below this (or the output cap, when smaller): a reply needs room to be useful. */
 export const MIN_CLAMPED_OUTPUT = 1_024;
 
-/** When to clamp: `auto` fills in a missing `max_tokens`, `always` also lowers a caller's, `never` leaves it. */
-export type ClampMode = 'auto' | 'always' | 'never';
+/**
+ * When to clamp: `auto` fills in a missing `max_tokens` and lowers one the window or the output cap
+ * has no room for; `lower` only lowers (a request without one goes out without one: the proxy's
+ * mode, so a request that fits goes out unchanged); `never` leaves it.
+ */
+export type ClampMode = 'auto' | 'lower' | 'never';
 
 /** Inputs of {@link clampOutputTokens}. */
 export interface ClampOptions {
@@ -25,8 +29,9 @@ export interface ClampOptions {
 
 /**
  * `max_tokens = min(outputCap, window - promptEstimate - 512)`, never below `min(1024, outputCap)`.
- * A caller's explicit `max_tokens` is left alone unless `mode` is `always`, and is then only ever
- * lowered. Returns `undefined` when the request should carry no `max_tokens`.
+ * A caller's `max_tokens` is only ever lowered, and only when it is over that; `auto` fills in a
+ * missing one, `lower` and `never` do not. Returns `undefined` when the request should carry no
+ * `max_tokens`.
  *
  * @example
  * clampOutputTokens({ window: 32_768, promptEstimate: 30_000, outputCap: 8_192 }); // 2256
@@ -38,7 +43,7 @@ export function clampOutputTokens({
   requested,
   mode = 'auto',
 }: ClampOptions): number | undefined {
-  if (mode === 'never' || (mode === 'auto' && requested !== undefined)) return requested;
+  if (mode === 'never' || (mode === 'lower' && requested === undefined)) return requested;
   const room = window - promptEstimate - CLAMP_MARGIN;
   const cap = outputCap ?? Number.POSITIVE_INFINITY;
   const floor = Math.min(MIN_CLAMPED_OUTPUT, cap);

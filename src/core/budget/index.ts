@@ -9,8 +9,10 @@ export {
   DEFAULT_RESERVE_RATIO,
   DEFAULT_SAFETY_RATIO,
   FALLBACK_CONTEXT_LENGTH,
+  MAX_RESERVE_SHARE,
   MIN_DEFAULT_RESERVE,
   type ModelLimits,
+  replyReserve,
 } from './budget.js';
 export {
   CLAMP_MARGIN,

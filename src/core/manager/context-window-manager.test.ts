@@ -52,14 +52,14 @@ describe('ContextWindowManager', () => {
     expect(result.request.maxTokens).toBe(8_000);
   });
 
-  it('keeps a caller’s max_tokens unless clamping is asked for, and then only lowers it', () => {
-    const big = request([...head, ...turn(1, 300)], { maxTokens: 30_000 });
-    expect(() => new ContextWindowManager({ contextLength: 32_000 }).fit(big)).toThrow(ContextTruncatedError);
+  it('keeps a caller’s max_tokens the window has room for, and lowers one it has not', () => {
     const small = request([...head, ...turn(1, 20)], { maxTokens: 2_000 });
+    expect(new ContextWindowManager({ contextLength: 32_000 }).fit(small).request.maxTokens).toBe(2_000);
+    const big = request([...head, ...turn(1, 20)], { maxTokens: 30_000 });
     expect(
-      new ContextWindowManager({ contextLength: 32_000, clamp: 'always' }).fit(small).request.maxTokens,
-    ).toBe(2_000);
-    const result = new ContextWindowManager({ contextLength: 32_000, clamp: 'always', reserve: 4_000 }).fit(
+      new ContextWindowManager({ contextLength: 32_000, clamp: 'never' }).fit(big).request.maxTokens,
+    ).toBe(30_000);
+    const result = new ContextWindowManager({ contextLength: 32_000, reserve: 4_000 }).fit(
       request([...head, ...turn(1, 300)], { maxTokens: 31_000 }),
     );
     expect(result.request.maxTokens).toBeLessThan(31_000);
@@ -157,7 +157,7 @@ describe('the sticky prune cut', () => {
         .fit(request([...history]))
         .request.messages.map((message) => JSON.stringify(message));
       if (fitted.length < history.length) prunedSends++;
-      if (previous && previous.every((message, position) => fitted[position] === message)) extended++;
+      if (previous?.every((message, position) => fitted[position] === message)) extended++;
       previous = fitted;
     }
     expect(prunedSends).toBeGreaterThan(30);

@@ -37,6 +37,8 @@ import {
 import {
   assertPairing,
   type ChatRequest,
+  digestItems,
+  digestMessages,
   type Message,
   splitTurns,
   type UserMessage,
@@ -65,8 +67,6 @@ export interface ContextWindowManagerOptions {
   safetyRatio?: number;
   /** When to set or lower `max_tokens` (default `auto`: fill it in when the request has none). */
   clamp?: ClampMode;
-  /** The calibration factor a run starts from (default 1.0; see {@link createCalibration}). */
-  calibrationSeed?: number;
   /** Receives `fit`, `prune`, `calibrate` and `notice` events. */
   onEvent?: (event: ManagerEvent) => void;
   /**
@@ -126,6 +126,22 @@ export interface ManagerState {
   compression?: CompressionState;
   /** Output caps learned from `output_cap` overflows, by model (always present in `manager.state`). */
   learnedOutputCaps?: Readonly<Record<string, number>>;
+  /**
+   * The last request the provider counted, as digests: a manager restored from this state (a
+   * proxy's next request of the same conversation) anchors on it as if it had sent it.
+   */
+  anchor?: PersistedAnchor;
+}
+
+/** A provider-counted request, kept as digests of what was sent. */
+export interface PersistedAnchor {
+  /** How many messages were sent, and the digest of them (`digestMessages`). */
+  messages: number;
+  digest: string;
+  /** The digest of the tool definitions sent. */
+  tools: string;
+  /** Prompt tokens the provider reported for it. */
+  reported: number;
 }
 
 interface SentRequest {
@@ -171,6 +187,8 @@ export class ContextWindowManager {
   #compression: CompressionState = createCompressionState();
   #learnedCaps: Readonly<Record<string, number>> = {};
   readonly #renders: RenderMemo = new WeakMap();
+  /** An anchor from a restored state, used until a send of this manager's own is counted. */
+  #restoredAnchor: PersistedAnchor | undefined;
   readonly #markers = new Map<string, UserMessage>();
   readonly #schemaFloor = new SchemaFloorTracker();
   readonly #listeners = new Set<(event: ManagerEvent) => void>();
@@ -189,16 +207,27 @@ export class ContextWindowManager {
       );
     }
     this.#options = options;
-    this.#calibration = createCalibration({ seed: options.calibrationSeed });
+    this.#calibration = createCalibration();
   }
 
   /** The calibration, learned windows and output caps, and compression levels, for suspend / resume. */
   get state(): ManagerState {
+    const counted = this.#last?.anchor !== undefined ? this.#last : this.#observed;
+    const anchor: PersistedAnchor | undefined =
+      counted?.anchor !== undefined
+        ? {
+            messages: counted.messages.length,
+            digest: digestMessages(counted.messages),
+            tools: digestItems(counted.tools),
+            reported: counted.anchor,
+          }
+        : this.#restoredAnchor;
     return {
       calibration: this.#calibration,
       learnedWindows: this.#learned,
       compression: this.#compression,
       learnedOutputCaps: this.#learnedCaps,
+      ...(anchor ? { anchor } : {}),
     };
   }
 
@@ -208,6 +237,7 @@ export class ContextWindowManager {
     this.#learned = { ...state.learnedWindows };
     this.#compression = parseCompressionState(state.compression);
     this.#learnedCaps = { ...state.learnedOutputCaps };
+    this.#restoredAnchor = parseAnchor(state.anchor);
   }
 
   /**
@@ -225,12 +255,13 @@ export class ContextWindowManager {
 
   /** Forgets the run: calibration back to its seed, no anchor. Learned windows stay (they are facts about the server). */
   reset(): void {
-    this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
+    this.#calibration = createCalibration();
     this.#last = undefined;
     this.#observed = undefined;
     this.#head = undefined;
     this.#headKey = undefined;
     this.#cut = undefined;
+    this.#restoredAnchor = undefined;
     this.#schemaFloor.resetNotices();
   }
 
@@ -575,6 +606,45 @@ export class ContextWindowManager {
   }
 
   /**
+   * What `fit` reports, for a request fitted elsewhere (recovery's retry): measured as `fit` would
+   * and recorded as the request the next {@link observe} is about. `original` is the caller's
+   * history, for the turns the request no longer holds.
+   */
+  describeFitted(request: ChatRequest, original: readonly Message[]): FitResult {
+    const model = request.model ?? this.#options.model;
+    const measure = this.measure(request);
+    const breakdown = this.#cacheFor(model).request(request);
+    const content = hasUncountableContent(request.messages);
+    this.#last = {
+      messages: request.messages.slice(),
+      tools: request.tools.slice(),
+      raw: breakdown.total,
+      model,
+      countable: !content.uncountable,
+      hasImages: content.images,
+    };
+    const droppedTurns = Math.max(
+      0,
+      splitTurns(original).turns.length - splitTurns(request.messages).turns.length,
+    );
+    return {
+      request,
+      estimate: measure.estimate,
+      budget: measure.budget,
+      window: measure.window,
+      reserve: measure.reserve,
+      schemaTokens: measure.schemaTokens,
+      pruned: droppedTurns > 0,
+      droppedTurns,
+      breakdown,
+      anchored: false,
+      notices: [],
+      compressed: 0,
+      recall: [],
+    };
+  }
+
+  /**
    * Stubs every tool result outside the newest run (`level: 'elided'`), whatever the pressure: the
    * recovery chain's forced prune. Sticky like every level; returns the tool-call ids it escalated.
    */
@@ -696,6 +766,7 @@ export class ContextWindowManager {
     this.#headKey = headMessages.map(contentKey).join('\n');
     this.#last = undefined;
     this.#observed = undefined;
+    this.#restoredAnchor = undefined;
   }
 
   #cacheFor(model: string | undefined): EstimateCache {
@@ -723,6 +794,7 @@ export class ContextWindowManager {
   #anchorFor(request: ChatRequest, cache: EstimateCache): number | undefined {
     // A send that failed (no usage came back) leaves the last counted request as the anchor.
     const last = this.#last?.anchor !== undefined ? this.#last : this.#observed;
+    if (last === undefined && this.#restoredAnchor) return this.#restoredAnchorFor(request, cache);
     if (last?.anchor === undefined || !sameItems(last.tools, request.tools)) return undefined;
     const sent = last.messages;
     if (request.messages.length < sent.length) return undefined;
@@ -731,16 +803,27 @@ export class ContextWindowManager {
     return last.anchor + applyCalibration(this.#calibration, appended.total);
   }
 
+  /** The anchor a restored state carries, when the request starts with the messages it counted. */
+  #restoredAnchorFor(request: ChatRequest, cache: EstimateCache): number | undefined {
+    const anchor = this.#restoredAnchor as PersistedAnchor;
+    if (request.messages.length < anchor.messages) return undefined;
+    if (digestItems(request.tools) !== anchor.tools) return undefined;
+    if (digestMessages(request.messages.slice(0, anchor.messages)) !== anchor.digest) return undefined;
+    const appended = cache.messages(request.messages.slice(anchor.messages));
+    return anchor.reported + applyCalibration(this.#calibration, appended.total);
+  }
+
   #detectNewRun(messages: readonly Message[]): void {
     const { head } = splitTurns(messages);
     const headMessages = messages.slice(head.start, head.end);
     if (this.#head !== undefined && sameItems(this.#head, headMessages)) return;
     const key = headMessages.map(contentKey).join('\n');
     if (this.#headKey !== undefined && key !== this.#headKey) {
-      this.#calibration = createCalibration({ seed: this.#options.calibrationSeed });
+      this.#calibration = createCalibration();
       this.#last = undefined;
       this.#cut = undefined;
       this.#observed = undefined;
+      this.#restoredAnchor = undefined;
       this.#schemaFloor.resetNotices();
     }
     this.#head = headMessages;
@@ -813,4 +896,17 @@ function truncatedMessage({
   if (schemaTokens > budget / 2)
     return `${base}; tool schemas alone take about ${schemaTokens} (${describeSources(sources)}): disable servers, filter their tools or load them on demand, or send shorter schemas`;
   return `${base}; shorten the system prompt, the first user message or the newest tool output, or use a model with a larger window`;
+}
+
+/** A persisted anchor read back from storage, or undefined for anything malformed. */
+function parseAnchor(value: unknown): PersistedAnchor | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const anchor = value as Record<string, unknown>;
+  return Number.isInteger(anchor.messages) &&
+    typeof anchor.digest === 'string' &&
+    typeof anchor.tools === 'string' &&
+    typeof anchor.reported === 'number' &&
+    anchor.reported > 0
+    ? (value as PersistedAnchor)
+    : undefined;
 }

@@ -8,6 +8,7 @@ export {
   type ContextWindowManagerOptions,
   type FitResult,
   type ManagerState,
+  type PersistedAnchor,
   type UsageReport,
 } from './context-window-manager.js';
 export type { ManagerEvent, ManagerNotice } from './events.js';

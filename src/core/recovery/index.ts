@@ -5,7 +5,19 @@
  * and the non-LLM fallback), one recovery per turn, and a clear stop when nothing can fit.
  */
 export { recoverFromOverflow } from './recover-from-overflow.js';
-export type { RecoverFromOverflowOptions, RecoveryAction, RecoveryResult } from './recovery-result.js';
+export {
+  describeRecoveryStep,
+  type GiveUpReason,
+  type GiveUpRecovery,
+  type LastTryRecovery,
+  type LoweredCapRecovery,
+  type RecoverFromOverflowOptions,
+  type RecoveryAction,
+  type RecoveryResult,
+  type RecoveryStep,
+  type ReducedHistoryRecovery,
+  type RetryRecovery,
+} from './recovery-result.js';
 export { explainFloor, smallestTranscript } from './smallest-request.js';
 export {
   fallbackMarker,

@@ -13,8 +13,17 @@ import { ContextWindowManager } from '../manager/index.js';
 import type { OverflowInfo } from '../overflow/index.js';
 import { type ChatRequest, contentText, type Message, validatePairing } from '../transcript/index.js';
 import { recoverFromOverflow } from './recover-from-overflow.js';
+import type { RecoveryResult, RecoveryStep } from './recovery-result.js';
 
 const MODEL = 'test-model';
+
+/** The fields a result has only for some actions, read uniformly. */
+const requestOf = (result: RecoveryResult) => (result.action === 'give_up' ? undefined : result.request);
+const messagesOf = (result: RecoveryResult) => ('messages' in result ? result.messages : undefined);
+const removedOf = (result: RecoveryResult) => ('removed' in result ? result.removed : []);
+const recallOf = (result: RecoveryResult) => ('recall' in result ? result.recall : undefined);
+const step = (fields: Partial<RecoveryStep> & { step: RecoveryStep['step'] }) =>
+  expect.objectContaining(fields);
 
 function request(messages: Message[], extra: Partial<ChatRequest> = {}): ChatRequest {
   return { format: 'openai', model: MODEL, messages, tools: [], extra: {}, ...extra };
@@ -24,12 +33,9 @@ function context(window: number): OverflowInfo {
   return { kind: 'context', window, pattern: 'test' };
 }
 
-function expectNothingLost(
-  history: readonly Message[],
-  result: { messages?: Message[]; removed: Message[] },
-) {
-  const kept = new Set(result.messages ?? history);
-  for (const message of history) expect(kept.has(message) || result.removed.includes(message)).toBe(true);
+function expectNothingLost(history: readonly Message[], result: RecoveryResult) {
+  const kept = new Set(messagesOf(result) ?? history);
+  for (const message of history) expect(kept.has(message) || removedOf(result).includes(message)).toBe(true);
 }
 
 /** The retry fits the learned window: its prompt within the budget, prompt + max_tokens within the window. */
@@ -43,7 +49,7 @@ function fits(manager: ContextWindowManager, sent: ChatRequest | undefined) {
 }
 
 describe('recoverFromOverflow: budget', () => {
-  it('retries with max_tokens = window - input - 512 and never compacts, learning the window', async () => {
+  it('retries with max_tokens = window - stated input - 512 and never compacts, learning the window', async () => {
     const manager = new ContextWindowManager({
       counter: charCounter,
       contextLength: 32_768,
@@ -60,12 +66,15 @@ describe('recoverFromOverflow: budget', () => {
       pattern: 'vllm',
     };
     const result = await recoverFromOverflow({ request: request(history), overflow, manager, summarize });
-    const input = Math.max(5_001, manager.measure(request(history)).estimate);
+    // The count the provider stated is the truth: the new max_tokens leaves room for exactly it.
     expect(result.action).toBe('lower_max_tokens');
-    expect(result.request?.maxTokens).toBe(Math.min(9_600, 21_000 - input - 512));
-    expect(result.request?.messages).toBe(history);
-    expect(result.removed).toEqual([]);
-    expect(result.messages).toBeUndefined();
+    expect(requestOf(result)?.maxTokens).toBe(Math.min(9_600, 21_000 - 5_001 - 512));
+    expect(result.steps).toContainEqual(
+      step({ step: 'lower_max_tokens', window: 21_000, input: 5_001, inputSource: 'stated' }),
+    );
+    expect(requestOf(result)?.messages).toBe(history);
+    expect(removedOf(result)).toEqual([]);
+    expect(messagesOf(result)).toBeUndefined();
     expect(summarize.requests).toHaveLength(0);
     expect(manager.windowFor(MODEL)).toBe(21_000);
     expect(result.window).toBe(21_000);
@@ -83,7 +92,7 @@ describe('recoverFromOverflow: budget', () => {
       pattern: 'vllm',
     };
     const result = await recoverFromOverflow({ request: request(history), overflow, manager });
-    expect(result.steps.join('\n')).toMatch(/treated as context/);
+    expect(result.steps).toContainEqual({ step: 'treat_as_context', reason: 'no_room_for_reply' });
     expect(result.action).not.toBe('lower_max_tokens');
   });
 });
@@ -104,12 +113,12 @@ describe('recoverFromOverflow: output_cap', () => {
     };
     const result = await recoverFromOverflow({ request: request(history), overflow, manager });
     expect(result.action).toBe('lower_output_cap');
-    expect(result.request?.maxTokens).toBe(4_096);
+    expect(requestOf(result)?.maxTokens).toBe(4_096);
     expect(manager.outputCapFor(MODEL)).toBe(4_096);
 
     const higher: OverflowInfo = { kind: 'output_cap', output: 4_096, outputLimit: 50_000, pattern: 'odd' };
     const again = await recoverFromOverflow({ request: request(history), overflow: higher, manager });
-    expect(again.request?.maxTokens).toBeLessThan(4_096);
+    expect(requestOf(again)?.maxTokens).toBeLessThan(4_096);
     expect(manager.outputCapFor(MODEL)).toBeLessThan(4_096);
   });
 });
@@ -126,11 +135,11 @@ describe('recoverFromOverflow: the context chain', () => {
       summarize,
     });
     expect(result.action).toBe('compacted');
-    expect(result.steps).toContain('learned window 12000 for test-model');
-    expect(result.steps.some((step) => /^compaction: ok/.test(step))).toBe(true);
-    fits(manager, result.request);
-    expect(result.removed.length).toBeGreaterThan(0);
-    expect(result.recall?.[0]?.messages).toEqual(result.removed);
+    expect(result.steps).toContainEqual({ step: 'learn_window', model: MODEL, window: 12_000 });
+    expect(result.steps).toContainEqual(step({ step: 'compaction', outcome: 'ok' }));
+    fits(manager, requestOf(result));
+    expect(removedOf(result).length).toBeGreaterThan(0);
+    expect(recallOf(result)?.[0]?.messages).toEqual(removedOf(result));
     expectNothingLost(history, result);
   });
 
@@ -150,13 +159,13 @@ describe('recoverFromOverflow: the context chain', () => {
       summarize,
       summaryMaxTokens: 2_048,
     });
-    expect(result.steps.some((step) => /^compaction: over_budget/.test(step))).toBe(true);
-    expect(result.steps.some((step) => /^compaction keeping 1 turns: ok/.test(step))).toBe(true);
+    expect(result.steps).toContainEqual(step({ step: 'compaction', outcome: 'over_budget' }));
+    expect(result.steps).toContainEqual(step({ step: 'compaction', keepTurns: 1, outcome: 'ok' }));
     expect(result.action).toBe('compacted');
-    fits(manager, result.request);
+    fits(manager, requestOf(result));
     expectNothingLost(history, result);
     // The final placeholder stands for every original message compacted away, across both steps.
-    expect(result.recall?.at(-1)?.messages).toEqual(result.removed);
+    expect(recallOf(result)?.at(-1)?.messages).toEqual(removedOf(result));
   });
 
   it('rolls a compaction whose summary request overflows back to a smaller request (the shrink), then fits', async () => {
@@ -179,7 +188,7 @@ describe('recoverFromOverflow: the context chain', () => {
     });
     expect(result.action).toBe('compacted');
     expect(calls).toBeGreaterThan(1);
-    fits(manager, result.request);
+    fits(manager, requestOf(result));
     expectNothingLost(history, result);
   });
 
@@ -197,14 +206,14 @@ describe('recoverFromOverflow: the context chain', () => {
       manager,
     });
     expect(result.action).toBe('truncated');
-    expect(result.steps.some((step) => /^forced prune: 9 tool results stubbed/.test(step))).toBe(true);
-    expect(result.removed).toEqual([]);
-    const stubs = result.request?.messages.filter(
+    expect(result.steps).toContainEqual(step({ step: 'forced_prune', stubbed: 9 }));
+    expect(removedOf(result)).toEqual([]);
+    const stubs = requestOf(result)?.messages.filter(
       (message) => message.role === 'tool' && contentText(message.content).startsWith('[elided #'),
     );
     expect(stubs).toHaveLength(9);
-    expect(result.request?.messages.at(-2)).toBe(history.at(-2));
-    fits(manager, result.request);
+    expect(requestOf(result)?.messages.at(-2)).toBe(history.at(-2));
+    fits(manager, requestOf(result));
   });
 
   it('truncates hard to a marker and the newest whole turns when stubs are not enough', async () => {
@@ -225,13 +234,13 @@ describe('recoverFromOverflow: the context chain', () => {
       manager,
     });
     expect(result.action).toBe('truncated');
-    expect(contentText(result.messages?.[2]?.content ?? '')).toMatch(
+    expect(contentText(messagesOf(result)?.[2]?.content ?? '')).toMatch(
       /^\[truncated #\d+: \d+ earlier messages removed/,
     );
-    expect(result.messages?.slice(0, 2)).toEqual(history.slice(0, 2));
-    expect(result.messages?.at(-1)).toBe(history.at(-1));
-    expect(result.recall?.[0]).toMatchObject({ kind: 'truncation', messages: result.removed });
-    fits(manager, result.request);
+    expect(messagesOf(result)?.slice(0, 2)).toEqual(history.slice(0, 2));
+    expect(messagesOf(result)?.at(-1)).toBe(history.at(-1));
+    expect(recallOf(result)?.[0]).toMatchObject({ kind: 'truncation', messages: removedOf(result) });
+    fits(manager, requestOf(result));
     expectNothingLost(history, result);
   });
 
@@ -249,13 +258,13 @@ describe('recoverFromOverflow: the context chain', () => {
       overflow: context(5_000),
       manager,
     });
-    expect(result.steps.some((step) => /^truncated: nothing fits this way/.test(step))).toBe(true);
+    expect(result.steps).toContainEqual(step({ step: 'truncate', outcome: 'nothing_fits' }));
     expect(result.action).toBe('fallback');
-    const digest = contentText(result.messages?.[1]?.content ?? '');
+    const digest = contentText(messagesOf(result)?.[1]?.content ?? '');
     expect(digest).toMatch(/^\[compacted #\d+: 5 earlier messages condensed without a model/);
     expect(digest).toContain('[tool read_file(src/big.ts) ran, result elided]');
-    expect(result.messages?.at(-1)).toBe(history.at(-1));
-    fits(manager, result.request);
+    expect(messagesOf(result)?.at(-1)).toBe(history.at(-1));
+    fits(manager, requestOf(result));
     expectNothingLost(history, result);
   });
 
@@ -275,12 +284,14 @@ describe('recoverFromOverflow: the context chain', () => {
       summarize,
     });
     expect(result.action).toBe('give_up');
+    if (result.action !== 'give_up') return;
+    expect(result.reason).toBe('floor_does_not_fit');
     expect(result.message).toMatch(/tool schemas alone take about \d+: send fewer tools or shorter schemas/);
     expect(ContextTruncatedError.isInstance(result.error)).toBe(true);
     expect(result.error?.code).toBe('context_truncated');
     expect(summarize.requests).toHaveLength(0);
-    expect(result.removed).toEqual([]);
-    expect(result.messages).toBeUndefined();
+    expect(removedOf(result)).toEqual([]);
+    expect(messagesOf(result)).toBeUndefined();
   });
 
   it('gives up naming the newest message when it alone is larger than the window', async () => {
@@ -297,6 +308,7 @@ describe('recoverFromOverflow: the context chain', () => {
       summarize,
     });
     expect(result.action).toBe('give_up');
+    if (result.action !== 'give_up') return;
     expect(result.message).toMatch(/the newest user message \("log line/);
     expect(summarize.requests).toHaveLength(0);
   });
@@ -328,9 +340,9 @@ describe('recoverFromOverflow: the context chain', () => {
       summarize: recordingSummarizer(),
     });
     expect(manager.state.calibration.factor).toBeGreaterThan(1.9);
-    expect(result.steps.some((step) => /calibration raised/.test(step))).toBe(true);
+    expect(result.steps).toContainEqual(step({ step: 'calibrate', reported: 2 * estimate }));
     expect(result.action).toBe('compacted');
-    fits(manager, result.request);
+    fits(manager, requestOf(result));
   });
 
   it('refuses what is not an overflow', async () => {
@@ -340,7 +352,7 @@ describe('recoverFromOverflow: the context chain', () => {
       overflow: { kind: 'none', pattern: 'no-match' },
       manager,
     });
-    expect(result).toMatchObject({ action: 'give_up', removed: [] });
+    expect(result).toMatchObject({ action: 'give_up', reason: 'not_overflow' });
   });
 });
 
@@ -364,8 +376,9 @@ describe('an output_cap rejection that states the model length', () => {
     const { recoverFromOverflow } = await import('./recover-from-overflow.js');
     const result = await recoverFromOverflow({ request, overflow, manager });
     expect(result.action).toBe('lower_max_tokens');
+    expect(result.steps).toContainEqual({ step: 'learn_window_from_cap', window: 16_384 });
     expect(manager.windowFor('qwen')).toBe(16_384);
-    expect(result.request?.maxTokens).toBeLessThan(16_384);
-    expect((result.request?.maxTokens ?? 0) + 20).toBeLessThanOrEqual(16_384);
+    expect(requestOf(result)?.maxTokens).toBeLessThan(16_384);
+    expect((requestOf(result)?.maxTokens ?? 0) + 20).toBeLessThanOrEqual(16_384);
   });
 });

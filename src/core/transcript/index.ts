@@ -6,6 +6,7 @@
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText, isEmptyContent } from './content.js';
 export { detectFormat } from './detect-format.js';
+export { digestItems, digestMessages, fnv1a64 } from './digest.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
 export { readRequest, writeRequest } from './read-request.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';

@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../core/index.js';
+import type { Message } from '../transcript/index.js';
+import { fnv1a64 } from '../transcript/index.js';
 import {
-  applyStoredPrefix,
-  conversationKey,
-  hashMessages,
-  prefixFromCompaction,
-} from './conversation-prefix.js';
+  applyHistoryPrefix,
+  hashMessages as hashWith,
+  prefixFromCompaction as prefixWith,
+} from './history-prefix.js';
+
+const hashMessages = (messages: readonly Message[]) => hashWith(messages, fnv1a64);
+const applyStoredPrefix = (messages: Message[], prefix: Parameters<typeof applyHistoryPrefix>[1]) =>
+  applyHistoryPrefix(messages, prefix, fnv1a64);
+const prefixFromCompaction = ({
+  client,
+  ...rest
+}: {
+  client: Message[];
+  sent: Message[];
+  compacted: Message[];
+  previous?: Parameters<typeof applyHistoryPrefix>[1];
+}) => prefixWith({ caller: client, ...rest, hash: fnv1a64 });
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const task: Message = { role: 'user', content: 'Fix the bug.' };
@@ -20,16 +33,6 @@ function turn(index: number): Message[] {
   ];
 }
 const history: Message[] = [system, task, ...turn(1), ...turn(2), ...turn(3)];
-
-describe('conversationKey', () => {
-  it('is the same for every request of one conversation, and differs by head and model', () => {
-    const key = conversationKey({ model: 'm', messages: history.slice(0, 4) });
-    expect(conversationKey({ model: 'm', messages: history })).toBe(key);
-    expect(conversationKey({ model: 'other', messages: history })).not.toBe(key);
-    const otherTask: Message = { role: 'user', content: 'Write the docs.' };
-    expect(conversationKey({ model: 'm', messages: [system, otherTask, ...turn(1)] })).not.toBe(key);
-  });
-});
 
 describe('stored prefixes', () => {
   const summary: Message = { role: 'user', content: 'Summary: read files 1 and 2.' };

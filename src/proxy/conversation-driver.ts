@@ -1,0 +1,101 @@
+/**
+ * @module
+ * The driver of one proxied conversation: made for each request from the model's limits, the
+ * model's calibration and the conversation's stored state, and saved back after the reply, so any
+ * proxy instance sharing the store continues the conversation where the last one left it.
+ */
+import type { ProxyModelSettings } from '../config/proxy-config.js';
+import {
+  type Calibration,
+  type ChatRequest,
+  ConversationDriver,
+  createCalibration,
+  type ManagerState,
+  tokenizerFamilyOf,
+} from '../core/index.js';
+import { cachedEstimator } from './cached-estimator.js';
+import { sha256 } from './conversation-key.js';
+import type { ProxyRuntime } from './proxy-runtime.js';
+import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
+import type { UpstreamLimits } from './resolve-upstream-limits.js';
+
+/** Parts of the manager state kept per model by the store, not per conversation. */
+const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
+
+/** Inputs of {@link openConversationDriver}. */
+export interface OpenConversationDriverOptions {
+  runtime: ProxyRuntime;
+  request: ChatRequest;
+  limits: UpstreamLimits;
+  settings: ProxyModelSettings;
+  conversation: ConversationState;
+  calibration?: Calibration;
+}
+
+/**
+ * A driver for one request of a conversation: the upstream's limits, the proxy's overflow rows,
+ * `max_tokens` only ever lowered (a request without one goes out without one), and the stored state.
+ * The client has each reply once it is relayed, so no retry class resends; overflows are recovered
+ * once, with compactions remembered as prefix replacements (SHA-256).
+ */
+export function openConversationDriver({
+  runtime,
+  request,
+  limits,
+  settings,
+  conversation,
+  calibration,
+}: OpenConversationDriverOptions): ConversationDriver {
+  const patterns = runtime.config?.overflowPatterns ?? [];
+  const driver = new ConversationDriver({
+    contextLength: limits.contextLength,
+    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
+    ...(request.model === undefined ? {} : { model: request.model }),
+    counter: cachedEstimator(tokenizerFamilyOf(request.model)),
+    ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
+    ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
+    ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
+    clamp: 'lower',
+    retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0 },
+    hash: sha256,
+  });
+  const stored = conversation.driver ?? {};
+  driver.restore({
+    manager: {
+      ...(stored.manager as Partial<ManagerState> | undefined),
+      calibration: calibration ?? createCalibration(),
+      learnedWindows: {},
+    },
+    ...(stored.prefix === undefined ? {} : { prefix: stored.prefix as never }),
+  });
+  return driver;
+}
+
+/** The conversation's part of a driver's state, to store; `undefined` when it did not change. */
+export function conversationStateOf(
+  driver: ConversationDriver,
+  previous: ConversationState,
+): ConversationState | undefined {
+  const { manager, prefix } = driver.state;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(manager))
+    if (!MODEL_STATE_KEYS.has(key) && value !== undefined) kept[key] = value;
+  const next: ConversationState = { driver: { manager: kept, ...(prefix ? { prefix } : {}) } };
+  return JSON.stringify(next) === JSON.stringify(previous) ? undefined : next;
+}
+
+/** What the driver learned about the model (a window, an output cap), to remember for it. */
+export function learnedLimitsOf(
+  driver: ConversationDriver,
+  model: string | undefined,
+  before: LearnedModelLimits,
+): LearnedModelLimits {
+  if (model === undefined) return {};
+  const { learnedWindows, learnedOutputCaps } = driver.manager.state;
+  const learned: LearnedModelLimits = {};
+  const window = learnedWindows[model];
+  if (window !== undefined && window !== before.contextLength) learned.contextLength = window;
+  const cap = learnedOutputCaps?.[model];
+  if (cap !== undefined && cap !== before.outputCap) learned.outputCap = cap;
+  return learned;
+}

@@ -1,0 +1,37 @@
+/**
+ * @module
+ * Conversations as the proxy sees them: a client resends the whole history on every request, so a
+ * conversation is known by a hash of its head (system prompt and first user message) and its model.
+ */
+import { createHash } from 'node:crypto';
+import { type Message, splitTurns } from '../core/index.js';
+
+/** SHA-256 of a text, as hex: the proxy's hash for remembered prefixes. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A SHA-256 of messages as JSON, one per line (the normalized messages, so both formats hash alike). */
+export function hashMessages(messages: readonly Message[]): string {
+  const hash = createHash('sha256');
+  for (const message of messages) hash.update(JSON.stringify(message)).update('\n');
+  return hash.digest('hex');
+}
+
+/**
+ * The key of the conversation a request belongs to: the hash of its head, with the model.
+ *
+ * @example
+ * conversationKey({ model: 'glm5.2', messages: request.messages }); // '3f1c…'
+ */
+export function conversationKey({
+  model,
+  messages,
+}: {
+  model: string | undefined;
+  messages: readonly Message[];
+}): string {
+  const { head } = splitTurns(messages);
+  const headHash = hashMessages(messages.slice(head.start, head.end));
+  return sha256(`${model ?? ''}\n${headHash}`);
+}
