@@ -314,7 +314,12 @@ async function runSession(scenario: Scenario, strategy: Strategy): Promise<Sessi
       client,
       ...(strategy === 'spillway'
         ? {
-            driver: new ConversationDriver({ contextLength: window, outputCap, model: 'emulated', adoptsHistory: true }),
+            driver: new ConversationDriver({
+              contextLength: window,
+              outputCap,
+              model: 'emulated',
+              adoptsHistory: true,
+            }),
           }
         : {}),
       ...(strategy === 'spillway' ? {} : { maxTokens: outputCap }),

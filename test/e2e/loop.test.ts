@@ -180,7 +180,11 @@ describe('runToolLoop against the emulators', () => {
       faults: [{ kind: 'slow-first-byte', requests: [1], delayMs: 5_000 }],
     });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    // Abort while the server holds the first request (however long the client took to send it).
+    const received = (async () => {
+      while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+    })();
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${server.url}/v1` }),
       driver: new ConversationDriver({ contextLength: 128_000, outputCap: 16_384, adoptsHistory: true }),
@@ -189,6 +193,7 @@ describe('runToolLoop against the emulators', () => {
       stream: true,
       signal: controller.signal,
     });
+    await received;
     expect(result.reason).toBe('aborted');
     expect(server.requests).toHaveLength(1);
   });
