@@ -22,6 +22,7 @@ import {
   rememberOriginal,
   withoutExtras,
 } from './wire.js';
+import type { AnthropicMessagesBody } from './wire-bodies.js';
 
 const FORMAT = 'anthropic';
 
@@ -61,7 +62,7 @@ export function fromAnthropic(body: unknown): ChatRequest {
  * Writes a normalized request as an Anthropic Messages request. Leading system messages become
  * `system`; consecutive tool results share one user message, as the API requires.
  */
-export function toAnthropic(request: ChatRequest): Record<string, unknown> {
+export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   let first = 0;
@@ -74,7 +75,8 @@ export function toAnthropic(request: ChatRequest): Record<string, unknown> {
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   Object.assign(body, request.format === FORMAT ? request.extra : portableFields(request.extra));
   if (request.tools.length > 0) body.tools = request.tools.map(writeTool);
-  return body;
+  // Written from the normalized messages field by field: the shape the type describes.
+  return body as AnthropicMessagesBody;
 }
 
 function readSystem(value: unknown): SystemMessage[] {

@@ -18,3 +18,4 @@ export {
   type PairingResult,
   validatePairing,
 } from './validate-pairing.js';
+export type * from './wire-bodies.js';

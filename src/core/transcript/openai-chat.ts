@@ -17,6 +17,7 @@ import {
   rememberOriginal,
   withoutExtras,
 } from './wire.js';
+import type { OpenAIChatBody } from './wire-bodies.js';
 
 const FORMAT = 'openai';
 
@@ -60,7 +61,7 @@ export function fromOpenAIChat(body: unknown): ChatRequest {
  * Writes a normalized request as an OpenAI Chat Completions request. Messages read by
  * {@link fromOpenAIChat} and left unchanged are written back exactly as they came.
  */
-export function toOpenAIChat(request: ChatRequest): Record<string, unknown> {
+export function toOpenAIChat(request: ChatRequest): OpenAIChatBody {
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   const messages = request.format === FORMAT ? request.messages : request.messages.map(withoutExtras);
@@ -74,7 +75,8 @@ export function toOpenAIChat(request: ChatRequest): Record<string, unknown> {
     const other = field === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
     if (typeof body[other] === 'number') body[other] = Math.min(body[other] as number, request.maxTokens);
   }
-  return body;
+  // Written from the normalized messages field by field: the shape the type describes.
+  return body as OpenAIChatBody;
 }
 
 /**

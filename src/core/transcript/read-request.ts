@@ -3,6 +3,7 @@ import { detectFormat } from './detect-format.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
 import type { ChatRequest, RequestFormat } from './types.js';
 import { readBody } from './wire.js';
+import type { AnthropicMessagesBody, OpenAIChatBody } from './wire-bodies.js';
 
 /**
  * Reads a request body in either wire format, detected from its fields unless `format` is given.
@@ -20,6 +21,6 @@ export function readRequest(body: unknown, { format }: { format?: RequestFormat 
 export function writeRequest(
   request: ChatRequest,
   { format = request.format }: { format?: RequestFormat } = {},
-): Record<string, unknown> {
+): OpenAIChatBody | AnthropicMessagesBody {
   return format === 'anthropic' ? toAnthropic(request) : toOpenAIChat(request);
 }
