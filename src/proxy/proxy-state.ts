@@ -4,7 +4,7 @@
  * model, and per conversation (keyed by a hash of its head) the sticky parts of fitting. A store
  * failure never fails a request: the read gives nothing, the write is dropped, `onError` is told.
  */
-import type { Calibration } from '../core/index.js';
+import { type Calibration, parseCalibration } from '../core/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** Every key starts with this, so a shared Redis can hold other data too. */
@@ -35,16 +35,6 @@ function parse<T>(text: string | undefined): T | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isCalibration(value: unknown): value is Calibration {
-  const candidate = value as Partial<Calibration> | undefined;
-  return (
-    typeof candidate?.factor === 'number' &&
-    candidate.factor > 0 &&
-    typeof candidate.seed === 'number' &&
-    typeof candidate.observations === 'number'
-  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -118,14 +108,14 @@ export class ProxyState {
 
   /** The calibration observed for a model, if any. */
   async calibration(model: string): Promise<Calibration | undefined> {
-    const value = await this.#get<unknown>(`calibration:${model}`);
-    return isCalibration(value) ? value : undefined;
+    return parseCalibration(await this.#get<unknown>(`calibration:${model}`));
   }
 
-  /** Saves a calibration; the factor only grows, also across instances writing at once. */
+  /**
+   * Saves the calibration a conversation of the model reached: the next new conversation starts from
+   * it until its own first reply is counted (the newest writer wins).
+   */
   async saveCalibration(model: string, calibration: Calibration): Promise<void> {
-    const current = await this.calibration(model);
-    if (current && current.factor >= calibration.factor) return;
     await this.#set(`calibration:${model}`, calibration);
   }
 

@@ -29,7 +29,9 @@ import {
   createEstimator,
   EstimateCache,
   observeCalibration,
+  parseCalibration,
   REQUEST_OVERHEAD,
+  raiseCalibration,
   type TokenBreakdown,
   type TokenCounter,
   tokenizerFamilyOf,
@@ -233,7 +235,7 @@ export class ContextWindowManager {
 
   /** Restores state saved from {@link state}. A state without compression starts with none. */
   restore(state: ManagerState): void {
-    this.#calibration = { ...state.calibration };
+    this.#calibration = parseCalibration(state.calibration) ?? createCalibration();
     this.#learned = { ...state.learnedWindows };
     this.#compression = parseCompressionState(state.compression);
     this.#learnedCaps = { ...state.learnedOutputCaps };
@@ -742,7 +744,7 @@ export class ContextWindowManager {
     });
     const raw = cache.request({ messages: messages as Message[], tools: request.tools }).total;
     const before = this.#calibration.factor;
-    this.#calibration = observeCalibration(this.#calibration, { reported: promptTokens, raw });
+    this.#calibration = raiseCalibration(this.#calibration, { reported: promptTokens, raw });
     if (this.#calibration.factor !== before)
       this.#emit({ type: 'calibrate', factor: this.#calibration.factor, reported: promptTokens, raw });
   }

@@ -5,12 +5,18 @@
  */
 export {
   applyCalibration,
+  CALIBRATION_WINDOW,
   type Calibration,
+  calibratedLowerBound,
+  calibrationMargin,
   createCalibration,
-  DEFAULT_CALIBRATION_SEED,
   ESTIMATE_OVERCOUNT_CEILING,
+  FIRST_MARGIN,
   MAX_CALIBRATION_FACTOR,
+  MIN_MARGIN,
   observeCalibration,
+  parseCalibration,
+  raiseCalibration,
 } from './calibration.js';
 export { BYTE_LENGTH_CAP, countFeatures, FEATURE_COUNT, FEATURES } from './char-classes.js';
 export { type EstimateOptions, estimateTokens } from './estimate-tokens.js';
