@@ -15,8 +15,3 @@ export function contentParts(content: Content): ContentPart[] {
   if (typeof content !== 'string') return content;
   return content === '' ? [] : [{ type: 'text', text: content }];
 }
-
-/** Whether a content value holds nothing at all. */
-export function isEmptyContent(content: Content): boolean {
-  return typeof content === 'string' ? content === '' : content.length === 0;
-}

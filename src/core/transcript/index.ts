@@ -4,7 +4,7 @@
  * converters from and to OpenAI Chat Completions and Anthropic Messages requests.
  */
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
-export { contentParts, contentText, isEmptyContent } from './content.js';
+export { contentParts, contentText } from './content.js';
 export { detectFormat } from './detect-format.js';
 export { digestItems, digestMessages, fnv1a64 } from './digest.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
