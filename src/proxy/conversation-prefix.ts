@@ -17,22 +17,29 @@ export function hashMessages(messages: readonly Message[]): string {
 }
 
 /**
- * The key of the conversation a request belongs to: the hash of its head, with the model.
+ * The key of the conversation a request belongs to: the hash of its head, with the model and, when
+ * the client sent credentials, who it is (`credentialIdentity`): two clients whose conversations
+ * start alike never share what the proxy stores for them.
  *
  * @example
- * conversationKey({ model: 'glm5.2', messages: request.messages }); // '3f1c…'
+ * conversationKey({ model: 'glm5.2', messages: request.messages, credential: exchange.credential }); // '3f1c…'
  */
 export function conversationKey({
   model,
   messages,
+  credential,
 }: {
   model: string | undefined;
   messages: readonly Message[];
+  /** A hash of the client's credential headers, never the secret. */
+  credential?: string | undefined;
 }): string {
   const { head } = splitTurns(messages);
   const headHash = hashMessages(messages.slice(head.start, head.end));
+  // Without credentials the key is what it always was, so stored conversations keep their state.
+  const identity = credential === undefined ? '' : `${credential}\n`;
   return createHash('sha256')
-    .update(`${model ?? ''}\n${headHash}`)
+    .update(`${model ?? ''}\n${identity}${headHash}`)
     .digest('hex');
 }
 

@@ -80,7 +80,7 @@ interface Prepared {
 
 async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatRequest): Promise<Prepared> {
   const model = request.model;
-  const key = conversationKey({ model, messages: request.messages });
+  const key = conversationKey({ model, messages: request.messages, credential: exchange.credential });
   const [learned, calibration, conversation] = await Promise.all([
     model === undefined ? Promise.resolve<LearnedModelLimits>({}) : runtime.state.learnedLimits(model),
     model === undefined ? Promise.resolve(undefined) : runtime.state.calibration(model),

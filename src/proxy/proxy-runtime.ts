@@ -50,6 +50,8 @@ export interface Exchange {
   upstreamMs: number;
   /** The client's credentials, scrubbed from every text the proxy writes. */
   secrets: string[];
+  /** A hash of the client's credential headers (see `credentialIdentity`), when it sent any. */
+  credential?: string | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** The wire format the client speaks on this route (for the shape of errors). */

@@ -3,20 +3,18 @@
  * `startProxy`: an OpenAI-compatible (and Anthropic Messages) HTTP proxy that fits every chat
  * request to the upstream model's window before it goes upstream.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ProxyConfig } from '../config/proxy-config.js';
 import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { DiscoveryCache, serverRoot } from '../models/index.js';
-import { forwardUnchanged } from './forward-unchanged.js';
-import { handleChatRequest } from './handle-chat-request.js';
 import { openProxyStore } from './open-proxy-store.js';
 import { ProxyMetrics } from './proxy-metrics.js';
-import { type Exchange, type ProxyLogEntry, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
+import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
 import { ProxyState } from './proxy-state.js';
 import type { ProxyStore } from './proxy-store.js';
-import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './read-request-body.js';
-import { redactSecrets, secretsOf } from './redact-secrets.js';
+import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
+import { exchangeListener } from './serve-exchange.js';
 import { createUpstreamAgents } from './upstream-request.js';
 
 /** The port `spillway serve` listens on unless told otherwise. */
@@ -53,14 +51,6 @@ export interface RunningProxy {
   metrics: ProxyMetrics;
   /** Stops listening, ends open connections, and closes the store if the proxy opened it. */
   close(): Promise<void>;
-}
-
-function routeOf(method: string, pathname: string, format: RequestFormat): string {
-  if (pathname === '/healthz') return 'healthz';
-  if (pathname === '/metrics') return 'metrics';
-  if (method === 'POST' && pathname === '/v1/chat/completions') return 'chat_completions';
-  if (method === 'POST' && pathname === '/v1/messages' && format === 'anthropic') return 'messages';
-  return 'forward';
 }
 
 /**
@@ -128,79 +118,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     log,
   };
 
-  const handle = async (exchange: Exchange, route: string): Promise<void> => {
-    const { request, response } = exchange;
-    if (route === 'healthz') {
-      const text = JSON.stringify({ status: 'ok', upstream: upstreamRoot, store: store.kind });
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
-      return;
-    }
-    if (route === 'metrics') {
-      const text = metrics.render();
-      response.writeHead(200, {
-        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
-      return;
-    }
-    const read = await readRequestBody(request, maxBodyBytes);
-    if (read.tooLarge) {
-      sendProxyError(
-        exchange,
-        {
-          status: 413,
-          message: `the request body is ${read.bytes} bytes, over the proxy's limit of ${maxBodyBytes} bytes; send less, or raise --max-body-bytes`,
-          type: 'invalid_request_error',
-          code: 'request_too_large',
-        },
-        { connection: 'close' },
-      );
-      return;
-    }
-    if (route === 'forward') {
-      await forwardUnchanged({ runtime, exchange, body: read.body });
-      return;
-    }
-    await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
-    metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
-  };
-
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const started = performance.now();
-    const url = new URL(request.url ?? '/', 'http://proxy');
-    const method = request.method ?? 'GET';
-    const route = routeOf(method, url.pathname, upstreamFormat);
-    const controller = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) controller.abort();
-      metrics.requests.add({ route, status: String(response.statusCode) });
-    });
-    const exchange: Exchange = {
-      request,
-      response,
-      path: `${url.pathname}${url.search}`,
-      started,
-      upstreamMs: 0,
-      secrets: secretsOf(request.headers),
-      signal: controller.signal,
-      format: route === 'messages' ? 'anthropic' : 'openai',
-    };
-    handle(exchange, route).catch((error: unknown) => {
-      const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
-      log({ level: 'error', event: 'internal_error', route, message });
-      sendProxyError(exchange, {
-        status: 500,
-        message: `Spillway proxy failed: ${message}; please report this`,
-        type: 'server_error',
-        code: 'internal_error',
-      });
-    });
-  });
+  const server = createServer(exchangeListener(runtime));
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
