@@ -4,8 +4,8 @@
  */
 import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
-import { modelNameProblem } from './model-name.js';
 import { DISCOVERY_PROBES, type DiscoveredLimits, type DiscoveryProbe } from './discovery-probes.js';
+import { modelNameProblem } from './model-name.js';
 
 /** How long discovery waits for a server, in milliseconds: every probe runs within this one deadline. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1_500;
