@@ -12,4 +12,12 @@ export type {
   TurnWrite,
   UsageRecord,
 } from './session-store.js';
+export {
+  BUSY_RETRIES,
+  isBusyError,
+  retryBusy,
+  retryBusyAsync,
+  SQLITE_BUSY_TIMEOUT_MS,
+  writeTransaction,
+} from './sqlite-busy.js';
 export { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
