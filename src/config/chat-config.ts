@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { type OverflowPattern, SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 /** The file looked for in the working directory. */
@@ -286,6 +286,8 @@ export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promi
         throw new SpillwayError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
       continue;
     }
+    if (jsonTextDepthExcess(text) !== undefined)
+      throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { type OverflowPattern, SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 const positive = z.int().positive();
@@ -162,6 +162,10 @@ export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
       { cause: error },
     );
   }
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -21,6 +21,7 @@ import { fitForUpstream, type UpstreamFit } from './fit-for-upstream.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits, StoredPrefix } from './proxy-state.js';
+import { parseRequestBody } from './read-request-body.js';
 import { type ProxyRecoveryResult, recoverUpstreamOverflow } from './recover-overflow.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
@@ -185,7 +186,7 @@ export async function handleChatRequest({
   const { metrics } = runtime;
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = parseRequestBody(body);
   } catch (error) {
     sendProxyError(exchange, {
       status: 400,

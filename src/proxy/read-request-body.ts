@@ -50,3 +50,20 @@ export function readRequestBody(request: IncomingMessage, maxBytes: number): Pro
     });
   });
 }
+
+/** Bodies already parsed while the proxy screened them, so the handler does not parse them again. */
+const parsedBodies = new WeakMap<Buffer, unknown>();
+
+/** Remembers the parsed value of a body for {@link parseRequestBody}. */
+export function rememberParsedBody(body: Buffer, value: unknown): void {
+  parsedBodies.set(body, value);
+}
+
+/**
+ * The JSON value of a request body: the one parsed while it was screened, else parsed now (throws
+ * `SyntaxError` for text that is not JSON, as `JSON.parse` does).
+ */
+export function parseRequestBody(body: Buffer): unknown {
+  if (parsedBodies.has(body)) return parsedBodies.get(body);
+  return JSON.parse(body.toString('utf8'));
+}

@@ -12,6 +12,7 @@ import { handleChatRequest } from './handle-chat-request.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import { readRequestBody } from './read-request-body.js';
 import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
+import { screenChatBody } from './screen-chat-body.js';
 
 /**
  * The status recorded for a request whose client went away before the answer was complete
@@ -74,6 +75,7 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
     await forwardUnchanged({ runtime, exchange, body: read.body });
     return;
   }
+  if (!(await screenChatBody({ runtime, exchange, body: read.body }))) return;
   await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
   runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
 }

@@ -14,6 +14,7 @@ import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
 import { ProxyState } from './proxy-state.js';
 import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
+import { WorkLane } from './screen-chat-body.js';
 import { exchangeListener } from './serve-exchange.js';
 import { createUpstreamAgents } from './upstream-request.js';
 
@@ -114,6 +115,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     agents: createUpstreamAgents(),
     discovery: new DiscoveryCache(),
     maxBodyBytes,
+    largeBodies: new WorkLane(),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     log,
   };
