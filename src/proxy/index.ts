@@ -58,3 +58,11 @@ export {
 export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
 export { DEFAULT_PROXY_PORT, type ProxyOptions, type RunningProxy, startProxy } from './start-proxy.js';
 export { createUpstreamSummarizer } from './upstream-summarizer.js';
+export {
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  TIMEOUT_SETTINGS,
+  type UpstreamTimeoutFacts,
+  type UpstreamTimeoutName,
+  type UpstreamTimeouts,
+  upstreamTimeoutOf,
+} from './upstream-timeouts.js';

@@ -17,6 +17,7 @@ import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 import { WorkLane } from './screen-chat-body.js';
 import { exchangeListener } from './serve-exchange.js';
 import { createUpstreamAgents } from './upstream-request.js';
+import { DEFAULT_UPSTREAM_TIMEOUTS, TIMEOUT_SETTINGS, type UpstreamTimeouts } from './upstream-timeouts.js';
 
 /** The port `spillway serve` listens on unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8421;
@@ -37,6 +38,8 @@ export interface ProxyOptions {
   config?: ProxyConfig;
   /** Request bodies over this many bytes are answered 413. Default the config's, else 32 MiB. */
   maxBodyBytes?: number;
+  /** Waits on the upstream, over the config's and the defaults (`DEFAULT_UPSTREAM_TIMEOUTS`). */
+  timeouts?: Partial<UpstreamTimeouts>;
   /** Receives log entries (never headers, bodies or credentials). */
   onLog?: (entry: ProxyLogEntry) => void;
   /** The `fetch` discovery probes use (default the global one). */
@@ -52,6 +55,28 @@ export interface RunningProxy {
   metrics: ProxyMetrics;
   /** Stops listening, ends open connections, and closes the store if the proxy opened it. */
   close(): Promise<void>;
+}
+
+/** The waits on the upstream: the options' over the config's over the defaults, each checked. */
+function resolveTimeouts(
+  config: ProxyConfig | undefined,
+  given: Partial<UpstreamTimeouts> = {},
+): UpstreamTimeouts {
+  const fromConfig: Partial<UpstreamTimeouts> = {
+    ...(config?.connectTimeoutMs === undefined ? {} : { connectMs: config.connectTimeoutMs }),
+    ...(config?.firstByteTimeoutMs === undefined ? {} : { firstByteMs: config.firstByteTimeoutMs }),
+    ...(config?.idleTimeoutMs === undefined ? {} : { idleMs: config.idleTimeoutMs }),
+  };
+  const timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...fromConfig, ...given };
+  for (const [name, setting] of Object.entries(TIMEOUT_SETTINGS)) {
+    const value = timeouts[setting.field];
+    if (!Number.isInteger(value) || value <= 0)
+      throw new SpillwayError(
+        'invalid_config',
+        `the ${name} timeout must be a positive number of milliseconds (${setting.flag}), got ${value}`,
+      );
+  }
+  return timeouts;
 }
 
 /**
@@ -112,7 +137,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     state,
     metrics,
     config,
-    agents: createUpstreamAgents(),
+    agents: createUpstreamAgents({ timeouts: resolveTimeouts(config, options.timeouts) }),
     discovery: new DiscoveryCache(),
     maxBodyBytes,
     largeBodies: new WorkLane(),

@@ -82,6 +82,23 @@ describe("the command line's file readers", () => {
         code: 'invalid_config',
       },
     ];
+    // A config whose keys are each valid but impossible together fails at startup, naming both.
+    const impossible = join(directory, 'impossible.json');
+    writeFileSync(impossible, JSON.stringify({ context_length: 1_000, reserve: 100_000 }));
+    const started = run([
+      'serve',
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--config',
+      impossible,
+      '--store',
+      'memory',
+    ]);
+    expect(started.status).toBe(2);
+    expect(JSON.parse(started.stderr).error).toMatchObject({
+      code: 'invalid_config',
+      message: expect.stringMatching(/reserve \(100000\).*context_length \(1000\)/),
+    });
     for (const { args, code } of runs) {
       const result = run(args);
       expect(result.status, result.stderr).toBe(2);
