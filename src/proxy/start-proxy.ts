@@ -8,10 +8,10 @@ import type { Socket } from 'node:net';
 import type { ProxyConfig } from '../config/proxy-config.js';
 import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { DiscoveryCache, serverRoot } from '../models/index.js';
+import { openProxyState } from './open-proxy-state.js';
 import { openProxyStore } from './open-proxy-store.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
-import { ProxyState } from './proxy-state.js';
 import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 import { WorkLane } from './screen-chat-body.js';
@@ -40,6 +40,8 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** Waits on the upstream, over the config's and the defaults (`DEFAULT_UPSTREAM_TIMEOUTS`). */
   timeouts?: Partial<UpstreamTimeouts>;
+  /** The store's circuit breaker: failures in a row that open it, how long until it tries again. */
+  storeBreaker?: { failuresToOpen?: number; retryAfterMs?: number };
   /** Receives log entries (never headers, bodies or credentials). */
   onLog?: (entry: ProxyLogEntry) => void;
   /** The `fetch` discovery probes use (default the global one). */
@@ -107,30 +109,13 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const store = typeof options.store === 'object' ? options.store : openProxyStore(options.store ?? 'memory');
   const metrics = new ProxyMetrics();
   const log = options.onLog ?? (() => undefined);
-  let storeErrorLogged = false;
-  const state = new ProxyState({
+  const { state, markUnreachable } = openProxyState({
     store,
-    onError(error, operation) {
-      metrics.storeErrors.add({ operation: operation.split(' ')[0] ?? operation });
-      // Logged once (the metric counts every failure), not once per request.
-      if (storeErrorLogged) return;
-      storeErrorLogged = true;
-      log({
-        level: 'warn',
-        event: 'store_error',
-        message: `the ${store.kind} store failed to ${operation} (${(error as Error).message}); serving without stored state`,
-      });
-    },
+    metrics,
+    log,
+    ...(options.storeBreaker ? { breaker: options.storeBreaker } : {}),
   });
-  if (store.ready)
-    await store.ready().catch((error: unknown) => {
-      storeErrorLogged = true;
-      log({
-        level: 'warn',
-        event: 'store_error',
-        message: `the ${store.kind} store is not reachable (${(error as Error).message}); serving without stored state until it is`,
-      });
-    });
+  if (store.ready) await store.ready().catch(markUnreachable);
   const runtime: ProxyRuntime = {
     upstreamRoot,
     upstreamFormat,
