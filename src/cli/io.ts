@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, SpillwayError, tooDeepMessage } from '../core/index.js';
 
 /** Exit codes every command shares. */
 export const EXIT_OK = 0;
@@ -30,12 +30,14 @@ export async function readInput(source: string | undefined, what: string): Promi
   }
 }
 
-/** Parses JSON, with an error that names what was being read. */
+/** Parses JSON, with an error that names what was being read; nesting past `MAX_JSON_DEPTH` is refused unparsed. */
 export function parseJson(
   text: string,
   what: string,
   code: 'invalid_transcript' | 'invalid_argument' = 'invalid_argument',
 ): unknown {
+  const excess = jsonTextDepthExcess(text);
+  if (excess) throw new SpillwayError(code, tooDeepMessage(what), { data: { offset: excess.offset } });
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -137,3 +137,25 @@ describe('loadChatConfig', () => {
     await expect(loadChatConfig({ file })).rejects.toThrow(`${file}: modle: unknown key`);
   });
 });
+
+describe('consistency between keys', () => {
+  it('refuses a reserve the window cannot hold with its safety margin, naming both keys', () => {
+    const error = rejection({ context_length: 1_000, reserve: 100_000 }, 'cfg.json');
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toMatch(
+      /^cfg\.json: reserve \(100000\) leaves no room for a prompt in context_length \(1000\)/,
+    );
+    // 8,192 − 7,900 − 30% of 8,192 is below zero: the safety ratio counts.
+    expect(rejection({ context_length: 8_192, reserve: 7_900, safety_ratio: 0.3 }).message).toMatch(
+      /reserve \(7900\) leaves no room/,
+    );
+    expect(parseChatConfig({ context_length: 8_192, reserve: 4_096 }).reserve).toBe(4_096);
+  });
+
+  it('refuses more always-loaded tools than may be loaded at once', () => {
+    const error = rejection({ deferred_tools: { max_loaded: 1, always_loaded: ['a__x', 'b__y'] } });
+    expect(error.message).toMatch(
+      /deferred_tools\.always_loaded names 2 tools, more than deferred_tools\.max_loaded \(1\)/,
+    );
+  });
+});

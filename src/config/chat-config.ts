@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { type OverflowPattern, SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
+import { checkReserveInWindow } from './check-consistency.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 /** The file looked for in the working directory. */
@@ -221,7 +222,27 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
   ];
   for (const [key, entry] of copy)
     if (entry !== undefined) (config as unknown as Record<string, unknown>)[key] = entry;
+  checkChatConsistency(file, prefix);
   return config;
+}
+
+/** Keys that are valid alone but cannot hold together: each failure names both keys. */
+function checkChatConsistency(file: ChatConfigFile, prefix: string): void {
+  checkReserveInWindow({
+    contextLength: file.context_length,
+    reserve: file.reserve,
+    safetyRatio: file.safety_ratio,
+    paths: { contextLength: 'context_length', reserve: 'reserve' },
+    prefix,
+  });
+  const deferred = file.deferred_tools;
+  const always = deferred?.always_loaded?.length ?? 0;
+  if (deferred?.max_loaded !== undefined && always > deferred.max_loaded)
+    throw new SpillwayError(
+      'invalid_config',
+      `${prefix}deferred_tools.always_loaded names ${always} tools, more than deferred_tools.max_loaded (${deferred.max_loaded}) allows at once; raise max_loaded or list fewer tools`,
+      { data: { path: 'deferred_tools.always_loaded', conflictsWith: 'deferred_tools.max_loaded' } },
+    );
 }
 
 /** {@link parseChatConfig} as a result instead of a throw. */
@@ -286,6 +307,8 @@ export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promi
         throw new SpillwayError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
       continue;
     }
+    if (jsonTextDepthExcess(text) !== undefined)
+      throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -49,7 +49,7 @@ describe('parseProxyConfig', () => {
 
   it('names the path of an unknown key, at the top and inside a model', () => {
     expect(rejection({ context_lenght: 1 }, 'proxy.json').message).toBe(
-      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, overflow_patterns, models',
+      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, models',
     );
     const nested = rejection({ models: { 'glm5.2': { context_lenght: 1 } } });
     expect(nested.code).toBe('invalid_config');
@@ -104,5 +104,50 @@ describe('loadProxyConfig', () => {
     writeFileSync(bad, '{ "context_length": ');
     await expect(loadProxyConfig(bad)).rejects.toThrow(new RegExp(`^${bad}: not valid JSON`));
     await expect(loadProxyConfig(join(dir, 'missing.json'))).rejects.toThrow(/cannot read .*ENOENT/);
+  });
+});
+
+describe('consistency between keys', () => {
+  const refused = (value: unknown) => rejection(value, 'proxy.json');
+
+  it('refuses a reserve that leaves no room for a prompt, naming both keys', () => {
+    const error = refused({ context_length: 1_000, reserve: 100_000 });
+    expect(error.code).toBe('invalid_config');
+    expect(error.message).toMatch(
+      /^proxy\.json: reserve \(100000\) leaves no room for a prompt in context_length \(1000\)/,
+    );
+    expect(error.data).toMatchObject({ path: 'reserve', conflictsWith: 'context_length' });
+  });
+
+  it('checks every model with its own values over the top-level ones, naming where each came from', () => {
+    const inherited = refused({ reserve: 30_000, models: { 'glm5.2': { context_length: 8_192 } } });
+    expect(inherited.message).toMatch(
+      /reserve \(30000\) leaves no room for a prompt in models\["glm5\.2"\]\.context_length \(8192\)/,
+    );
+    const own = refused({ context_length: 8_192, models: { tiny: { reserve: 9_000 } } });
+    expect(own.message).toMatch(
+      /models\.tiny\.reserve \(9000\) leaves no room for a prompt in context_length \(8192\)/,
+    );
+    expect(
+      parseProxyConfig({
+        context_length: 8_192,
+        reserve: 4_096,
+        models: { big: { context_length: 128_000 } },
+      }).reserve,
+    ).toBe(4_096);
+  });
+
+  it('takes the upstream timeouts, positive milliseconds only', () => {
+    const config = parseProxyConfig({
+      connect_timeout_ms: 2_000,
+      first_byte_timeout_ms: 600_000,
+      idle_timeout_ms: 60_000,
+    });
+    expect(config).toMatchObject({
+      connectTimeoutMs: 2_000,
+      firstByteTimeoutMs: 600_000,
+      idleTimeoutMs: 60_000,
+    });
+    expect(refused({ idle_timeout_ms: 0 }).message).toMatch(/^proxy\.json: idle_timeout_ms: /);
   });
 });

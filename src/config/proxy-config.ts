@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { type OverflowPattern, SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
+import { checkReserveInWindow } from './check-consistency.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 const positive = z.int().positive();
@@ -31,6 +32,12 @@ export const PROXY_CONFIG = z.strictObject({
   ...MODEL_SETTINGS_SHAPE,
   /** Request bodies larger than this are answered 413 (default 32 MiB). */
   max_body_bytes: positive.optional(),
+  /** How long to wait for a connection to the upstream, in ms (default 10,000). */
+  connect_timeout_ms: positive.optional(),
+  /** How long to wait for the first byte of the upstream's answer, in ms (default 300,000). */
+  first_byte_timeout_ms: positive.optional(),
+  /** How long to wait between two chunks of the upstream's answer, in ms (default 300,000). */
+  idle_timeout_ms: positive.optional(),
   /** User overflow rows, tried before the catalog (see `compileOverflowPatterns`). */
   overflow_patterns: z.array(z.unknown()).optional(),
   /** Per-model overrides, keyed by the model id clients send (matched exactly, then ignoring case). */
@@ -51,6 +58,10 @@ export interface ProxyModelSettings {
 /** A validated proxy configuration. */
 export interface ProxyConfig extends ProxyModelSettings {
   maxBodyBytes?: number;
+  /** Waits on the upstream, in ms (the proxy's defaults where absent). */
+  connectTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  idleTimeoutMs?: number;
   /** Compiled user rows for `classifyOverflow({ patterns })`. */
   overflowPatterns: OverflowPattern[];
   /** Per-model overrides by model id. */
@@ -134,7 +145,36 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
   for (const [model, settings] of Object.entries(file.models ?? {})) models[model] = settingsOf(settings);
   const config: ProxyConfig = { ...settingsOf(file), overflowPatterns, models };
   if (file.max_body_bytes !== undefined) config.maxBodyBytes = file.max_body_bytes;
+  if (file.connect_timeout_ms !== undefined) config.connectTimeoutMs = file.connect_timeout_ms;
+  if (file.first_byte_timeout_ms !== undefined) config.firstByteTimeoutMs = file.first_byte_timeout_ms;
+  if (file.idle_timeout_ms !== undefined) config.idleTimeoutMs = file.idle_timeout_ms;
+  checkProxyConsistency(file, prefix);
   return config;
+}
+
+/**
+ * The reserve must leave room for a prompt in the window, at the top level and for every model
+ * (its own values over the top-level ones), naming the keys each value came from.
+ */
+function checkProxyConsistency(file: ProxyConfigFile, prefix: string): void {
+  checkReserveInWindow({
+    contextLength: file.context_length,
+    reserve: file.reserve,
+    paths: { contextLength: 'context_length', reserve: 'reserve' },
+    prefix,
+  });
+  for (const [model, settings] of Object.entries(file.models ?? {})) {
+    const own = (key: string) => pathText(['models', model, key]);
+    checkReserveInWindow({
+      contextLength: settings.context_length ?? file.context_length,
+      reserve: settings.reserve ?? file.reserve,
+      paths: {
+        contextLength: settings.context_length === undefined ? 'context_length' : own('context_length'),
+        reserve: settings.reserve === undefined ? 'reserve' : own('reserve'),
+      },
+      prefix,
+    });
+  }
 }
 
 /** {@link parseProxyConfig} as a result instead of a throw. */
@@ -162,6 +202,10 @@ export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
       { cause: error },
     );
   }
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -27,6 +27,21 @@ function parseJson(text: string): { body?: unknown; error?: string } {
   }
 }
 
+/** The path of a request target, or `undefined` when the URL parser rejects it (`//%zz/`, `http://[/x`). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://emulator').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What uvicorn (the server under vLLM, SGLang and LiteLLM) answers a request it cannot parse:
+ * `Invalid HTTP request received.` (uvicorn/protocols/http/httptools_impl.py), status 400.
+ */
+const INVALID_REQUEST_REPLY = { status: 400, body: 'Invalid HTTP request received.' };
+
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -118,14 +133,21 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   };
 
   const server = createServer((request, response) => {
+    const path = pathOf(request.url);
     const record: EmulatorRequestRecord = {
       number: requests.length + 1,
       method: request.method ?? 'GET',
-      path: new URL(request.url ?? '/', 'http://emulator').pathname,
+      path: path ?? request.url ?? '',
       bytes: 0,
       status: 0,
     };
     requests.push(record);
+    if (path === undefined) {
+      request.resume();
+      record.status = 400;
+      sendReply(response, INVALID_REQUEST_REPLY, { close: true });
+      return;
+    }
     handle(request, response, record).catch((error: unknown) => {
       record.status = 500;
       record.note = { error: error instanceof Error ? error.message : String(error) };

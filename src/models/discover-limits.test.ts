@@ -148,23 +148,48 @@ describe('discoverLimits', () => {
     await ask('http://a/');
     expect(fetch.calls.length).toBe(probesPerRun);
     await ask('http://b');
-    await ask('http://a', 'other');
-    expect(fetch.calls.length).toBe(probesPerRun * 3);
+    expect(fetch.calls.length).toBe(probesPerRun * 2);
     now = 1_000;
     await ask('http://a');
-    expect(fetch.calls.length).toBe(probesPerRun * 4);
+    expect(fetch.calls.length).toBe(probesPerRun * 3);
+  });
+
+  it('asks each server once for every model, and per model only about models its own list carries', async () => {
+    const cache = new DiscoveryCache();
+    const fetch = fakeFetch({ 'GET /v1/models': json({ data: [{ id: 'm', max_model_len: 8_192 }] }) });
+    const names = Array.from({ length: 200 }, (_, index) => `client-chosen-${index}`);
+    await Promise.all(names.map((model) => discoverLimits({ baseUrl: 'http://a', model, fetch, cache })));
+    // Four model-independent endpoints, once; no per-model probe for a model the list does not carry.
+    expect(fetch.calls.filter((call) => call.startsWith('GET')).length).toBe(4);
+    expect(fetch.calls.filter((call) => call === 'POST /api/show')).toEqual([]);
+    await discoverLimits({ baseUrl: 'http://a', model: 'm', fetch, cache });
+    expect(fetch.calls.filter((call) => call === 'POST /api/show')).toHaveLength(1);
+  });
+
+  it('keeps at most maxEntries results, the least recently used forgotten first', async () => {
+    const cache = new DiscoveryCache({ maxEntries: 10 });
+    const fetch = fakeFetch({});
+    for (let index = 0; index < 100; index++)
+      await discoverLimits({ baseUrl: 'http://a', model: `name-${index}`, fetch, cache });
+    expect(cache.size).toBeLessThanOrEqual(10);
   });
 
   it('does not cache a run the caller aborted', async () => {
     const cache = new DiscoveryCache();
-    const fetch = fakeFetch({ 'GET /v1/models': json({ data: [{ id: 'm', max_model_len: 8_192 }] }) });
+    const fetch = fakeFetch({
+      'POST /api/show': json({
+        parameters: '',
+        model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 },
+      }),
+    });
     const controller = new AbortController();
     controller.abort();
     expect(
       await discoverLimits({ baseUrl: 'http://a', model: 'm', fetch, cache, signal: controller.signal }),
     ).toBeUndefined();
     expect(await discoverLimits({ baseUrl: 'http://a', model: 'm', fetch, cache })).toMatchObject({
-      contextLength: 8_192,
+      server: 'ollama',
+      contextLength: 4_096,
     });
   });
 });

@@ -4,7 +4,8 @@
  */
 import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
-import { DISCOVERY_PROBES, type DiscoveredLimits } from './discovery-probes.js';
+import { DISCOVERY_PROBES, type DiscoveredLimits, type DiscoveryProbe } from './discovery-probes.js';
+import { modelNameProblem } from './model-name.js';
 
 /** How long discovery waits for a server, in milliseconds: every probe runs within this one deadline. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1_500;
@@ -63,9 +64,12 @@ export function serverRoot(baseUrl: string): string {
  * Asks the server at `baseUrl` which limits it enforces: llama.cpp `/props` (`n_ctx`), Ollama
  * `/api/show` (`num_ctx` in force, trained length from `model_info`), LM Studio `/api/v0/models`
  * (loaded context length), vLLM `/v1/models` (`max_model_len`) and LiteLLM `/model/info`
- * (`max_input_tokens`, `max_output_tokens`). All probes run at once under one deadline, so discovery
- * takes at most `timeoutMs`; the most trusted answer wins. An unreachable, slow or unknown server
- * gives `undefined`, never an error. Results are cached per base URL and model.
+ * (`max_input_tokens`, `max_output_tokens`). The endpoints that answer for every model are asked
+ * once per server and cache lifetime, all at once; Ollama's `/api/show` is asked per model, and only
+ * for a model the server's own `/v1/models` lists (or when it lists nothing), so a client naming
+ * ever new models costs no probes. Discovery takes at most `timeoutMs` per round; the most trusted
+ * answer wins. An unreachable, slow or unknown server gives `undefined`, never an error. Results,
+ * misses included, are cached per base URL and model.
  *
  * @example
  * const found = await discoverLimits({ baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5:7b' });
@@ -74,52 +78,95 @@ export function serverRoot(baseUrl: string): string {
 export function discoverLimits(options: DiscoverLimitsOptions): Promise<DiscoveredLimits | undefined> {
   const root = serverRoot(options.baseUrl);
   if (HOSTED_API_HOSTS.includes(new URL(root).hostname)) return Promise.resolve(undefined);
+  // A name no server lists is not worth a probe, nor a cache entry.
+  if (options.model !== undefined && modelNameProblem(options.model) !== undefined)
+    return Promise.resolve(undefined);
   const cache = options.cache === undefined ? defaultDiscoveryCache : options.cache;
-  if (!(cache instanceof DiscoveryCache)) return probeAll(root, options);
-  const result = cache.get(root, options.model, () => probeAll(root, options));
+  if (!(cache instanceof DiscoveryCache)) return discoverModel(root, options, askServer(root, options));
+  const result = cache.get(root, options.model, () =>
+    discoverModel(
+      root,
+      options,
+      cache.server(root, () => askServer(root, options)),
+    ),
+  );
   return result.then((found) => {
     if (options.signal?.aborted) cache.forget(root, options.model);
     return found;
   });
 }
 
-async function probeAll(
+/** What each model-independent probe's endpoint answered (its JSON body), by endpoint. */
+type ServerAnswers = ReadonlyMap<string, unknown>;
+
+/** One probe's request; the JSON body of a 2xx answer, else `undefined`. */
+async function ask(
   root: string,
-  {
-    model,
-    headers = {},
-    timeoutMs = DEFAULT_DISCOVERY_TIMEOUT_MS,
-    signal,
-    fetch: fetchImpl = globalThis.fetch,
-  }: DiscoverLimitsOptions,
+  probe: DiscoveryProbe,
+  model: string | undefined,
+  { headers = {}, fetch: fetchImpl = globalThis.fetch }: DiscoverLimitsOptions,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const request = probe.request(model);
+  if (!request) return undefined;
+  try {
+    const response = await fetchImpl(`${root}${request.path}`, {
+      ...request.init,
+      headers: { accept: 'application/json', ...headers, ...(request.init?.headers as object) },
+      signal,
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    return JSON.parse(await response.text()) as unknown;
+  } catch {
+    // Refused, timed out, aborted, not JSON: this server is not that kind of server.
+    return undefined;
+  }
+}
+
+/**
+ * Asks every model-independent endpoint at once under the deadline. Shared by every lookup of the
+ * server, so it runs on its own deadline, never on one caller's abort signal.
+ */
+async function askServer(root: string, options: DiscoverLimitsOptions): Promise<ServerAnswers> {
+  const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS);
+  const probes = DISCOVERY_PROBES.filter((probe) => probe.perModel !== true);
+  const bodies = await Promise.all(probes.map((probe) => ask(root, probe, undefined, options, signal)));
+  return new Map(probes.map((probe, index) => [probe.endpoint, bodies[index]]));
+}
+
+/** Whether a model is worth a per-model probe: the server's `/v1/models` lists it, or lists nothing. */
+function listed(answers: ServerAnswers, model: string): boolean {
+  const body = answers.get('/v1/models') as { data?: unknown } | undefined;
+  if (!Array.isArray(body?.data)) return true;
+  const wanted = model.toLowerCase();
+  return body.data.some(
+    (entry) => typeof entry?.id === 'string' && (entry.id === model || entry.id.toLowerCase() === wanted),
+  );
+}
+
+/** The limits for one model, from the server's answers and, when it is listed, a per-model probe. */
+async function discoverModel(
+  root: string,
+  options: DiscoverLimitsOptions,
+  server: Promise<ServerAnswers>,
 ): Promise<DiscoveredLimits | undefined> {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
-  const answers = await Promise.all(
-    DISCOVERY_PROBES.map(async (probe) => {
-      const request = probe.request(model);
-      if (!request) return undefined;
-      try {
-        const response = await fetchImpl(`${root}${request.path}`, {
-          ...request.init,
-          headers: { accept: 'application/json', ...headers, ...(request.init?.headers as object) },
-          signal: combined,
-        });
-        if (!response.ok) {
-          await response.body?.cancel();
-          return undefined;
-        }
-        const body: unknown = JSON.parse(await response.text());
-        const found = probe.parse(body, model);
-        return found ? { server: probe.server, endpoint: probe.endpoint, ...found } : undefined;
-      } catch {
-        // Refused, timed out, aborted, not JSON: this server is not that kind of server.
-        return undefined;
-      }
-    }),
-  );
-  return answers.find(
-    (answer): answer is DiscoveredLimits =>
-      answer !== undefined && (answer.contextLength !== undefined || answer.outputCap !== undefined),
-  );
+  const { model } = options;
+  const answers = await server;
+  for (const probe of DISCOVERY_PROBES) {
+    let body: unknown;
+    if (probe.perModel !== true) body = answers.get(probe.endpoint);
+    else if (model !== undefined && listed(answers, model)) {
+      const deadline = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS);
+      const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+      body = await ask(root, probe, model, options, signal);
+    }
+    if (body === undefined) continue;
+    const found = probe.parse(body, model);
+    if (found && (found.contextLength !== undefined || found.outputCap !== undefined))
+      return { server: probe.server, endpoint: probe.endpoint, ...found };
+  }
+  return undefined;
 }

@@ -27,6 +27,11 @@ export interface DiscoveredLimits {
 export interface DiscoveryProbe {
   server: DiscoveryServer;
   endpoint: string;
+  /**
+   * `true` when the request names the model (Ollama's `/api/show`): it is sent per model, and only
+   * for a model the server's own list carries. Other probes read one answer for every model.
+   */
+  perModel?: boolean;
   /** The request to send, relative to the server root; `undefined` to skip (no model to ask about). */
   request(model: string | undefined): { path: string; init?: RequestInit } | undefined;
   /** The limits in a 2xx JSON body, or `undefined` when the body is not this server's. */
@@ -95,6 +100,7 @@ const llamacpp: DiscoveryProbe = {
 const ollama: DiscoveryProbe = {
   server: 'ollama',
   endpoint: '/api/show',
+  perModel: true,
   request: (model) =>
     model === undefined
       ? undefined

@@ -17,6 +17,7 @@ export {
   serverRoot,
 } from './discover-limits.js';
 export {
+  DEFAULT_DISCOVERY_MAX_ENTRIES,
   DEFAULT_DISCOVERY_TTL_MS,
   DiscoveryCache,
   type DiscoveryCacheOptions,
@@ -31,6 +32,7 @@ export {
 } from './discovery-probes.js';
 export { type CatalogMatch, type LookupModelOptions, lookupModel } from './model-catalog.js';
 export { aliasKey, modelKey, providerPrefix } from './model-key.js';
+export { MAX_MODEL_NAME_CHARS, modelNameProblem } from './model-name.js';
 export { MODEL_OVERRIDES, type ModelOverride } from './model-overrides.js';
 export {
   type LearnedLimits,

@@ -6,6 +6,7 @@ import { FALLBACK_CONTEXT_LENGTH, isPlausibleWindow, SpillwayError } from '../co
 import { type DiscoverLimitsOptions, discoverLimits } from './discover-limits.js';
 import type { DiscoveredLimits } from './discovery-probes.js';
 import { type CatalogMatch, lookupModel } from './model-catalog.js';
+import { modelNameProblem } from './model-name.js';
 
 /** Where a limit came from: `discovery:<endpoint>` names the endpoint that reported it. */
 export type LimitSource = 'config' | 'learned' | `discovery:${string}` | 'catalog' | 'fallback';
@@ -92,6 +93,8 @@ export async function resolveLimits({
 }: ResolveLimitsOptions): Promise<ResolvedLimits> {
   if (typeof model !== 'string' || model.trim() === '')
     throw new SpillwayError('invalid_argument', 'model must be a non-empty model id, such as gpt-4o');
+  const problem = modelNameProblem(model);
+  if (problem !== undefined) throw new SpillwayError('invalid_argument', problem);
   checkConfig(config);
   const fromLearned = learnedFor(learned, model);
   const open = (key: keyof LimitValues) => config?.[key] === undefined && fromLearned[key] === undefined;

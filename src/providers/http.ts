@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { jsonTextDepthExcess, tooDeepMessage } from '../core/index.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
 
 /** The longest error body kept, in characters: enough for every provider's overflow message. */
@@ -126,10 +127,29 @@ export function eventJson(event: EventSourceMessage, status: number): Record<str
   });
 }
 
-/** The JSON object of an OK response, or a `malformed_response` {@link ProviderError}. */
+/**
+ * The JSON object of an OK response. A body the connection cut off before its end is a `connection`
+ * failure (retried like one: the provider never finished answering); a whole body that is not a
+ * JSON object is `malformed_response` (not retried).
+ */
 export async function responseJson(response: Response): Promise<Record<string, unknown>> {
+  let text: string;
   try {
-    const value = (await response.json()) as unknown;
+    text = await response.text();
+  } catch (error) {
+    throw new ProviderError(
+      `the connection broke off before the provider's answer was complete (${(error as Error).message})`,
+      { failure: 'connection', status: response.status },
+      { cause: error },
+    );
+  }
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new ProviderError(`the provider answered 200 with ${tooDeepMessage('JSON that')}`, {
+      failure: 'malformed_response',
+      status: response.status,
+    });
+  try {
+    const value = JSON.parse(text) as unknown;
     if (typeof value === 'object' && value !== null && !Array.isArray(value))
       return value as Record<string, unknown>;
   } catch (error) {

@@ -5,58 +5,107 @@
  * same tool results and messages come back on every turn of a conversation, though, and counting a
  * text is the bulk of fitting it. The counts are the estimator's own, so fitting is unchanged.
  */
+import { createHash } from 'node:crypto';
 import { createEstimator, type TokenCounter, type TokenizerFamily } from '../core/index.js';
 
 /** Texts shorter than this are counted again rather than remembered. */
 export const MIN_CACHED_CHARS = 64;
 
-/** The most characters of text remembered, over all families (oldest forgotten first). */
+/** The most characters of keys remembered, over all families (least recently used forgotten first). */
 export const MAX_CACHED_CHARS = 32 * 1024 * 1024;
 
-const counters = new Map<TokenizerFamily, TokenCounter>();
-/** Counts by family, then text; each map iterates least recently used first. */
+/**
+ * Texts longer than this are remembered under a SHA-256 of their content, not as themselves. V8
+ * hashes a string longer than 16,383 characters by its length alone (`String::kMaxHashCalcLength`),
+ * so long texts of one length all land in one bucket of a `Map`, and each lookup compared the new
+ * text with every one of them: quadratic in the number of long tool outputs.
+ */
+export const DIGEST_KEY_CHARS = 16_383;
+
+/** How many characters one step of a background count covers before it lets other work run. */
+export const COUNT_STEP_CHARS = 256 * 1024;
+
+/** A counter that can also count texts ahead of time, in steps, pausing between them. */
+export interface CachedEstimator extends TokenCounter {
+  /**
+   * Counts the texts not remembered yet, `COUNT_STEP_CHARS` at a time, awaiting `pause()` between
+   * steps: later `count` calls on them are lookups.
+   */
+  warm(texts: Iterable<string>, pause: () => Promise<void>): Promise<void>;
+}
+
+const counters = new Map<TokenizerFamily, CachedEstimator>();
+/** Counts by family, then key; each map iterates least recently used first. */
 const counts = new Map<TokenizerFamily, Map<string, number>>();
 let cachedChars = 0;
 
 function evict(): void {
-  for (const texts of counts.values()) {
-    for (const [text] of texts) {
+  for (const keys of counts.values()) {
+    for (const [key] of keys) {
       if (cachedChars <= MAX_CACHED_CHARS) return;
-      texts.delete(text);
-      cachedChars -= text.length;
+      keys.delete(key);
+      cachedChars -= key.length;
     }
   }
 }
 
+function keyOf(text: string): string {
+  if (text.length <= DIGEST_KEY_CHARS) return text;
+  return `${text.length}#${createHash('sha256').update(text).digest('base64')}`;
+}
+
 /**
  * The estimator for a tokenizer family, with counts of long texts remembered (least recently used
- * forgotten first, at most {@link MAX_CACHED_CHARS} characters in all). Same name and counts as
- * `createEstimator({ family })`.
+ * forgotten first, at most {@link MAX_CACHED_CHARS} characters of keys in all). Same name and counts
+ * as `createEstimator({ family })`.
  *
  * @example
  * const manager = new ContextWindowManager({ contextLength, counter: cachedEstimator(tokenizerFamilyOf(model)) });
  */
-export function cachedEstimator(family: TokenizerFamily): TokenCounter {
-  let counter = counters.get(family);
-  if (counter) return counter;
+export function cachedEstimator(family: TokenizerFamily): CachedEstimator {
+  const existing = counters.get(family);
+  if (existing) return existing;
   const estimator = createEstimator({ family });
-  const texts = new Map<string, number>();
-  counts.set(family, texts);
-  counter = {
+  const keys = new Map<string, number>();
+  counts.set(family, keys);
+  const lookup = (key: string): number | undefined => {
+    const known = keys.get(key);
+    if (known !== undefined) {
+      keys.delete(key);
+      keys.set(key, known);
+    }
+    return known;
+  };
+  const remember = (key: string, value: number): void => {
+    keys.set(key, value);
+    cachedChars += key.length;
+    if (cachedChars > MAX_CACHED_CHARS) evict();
+  };
+  const counter: CachedEstimator = {
     name: estimator.name,
     count(text: string): number {
       if (text.length < MIN_CACHED_CHARS) return estimator.count(text);
-      const known = texts.get(text);
-      if (known !== undefined) {
-        texts.delete(text);
-        texts.set(text, known);
-        return known;
-      }
+      const key = keyOf(text);
+      const known = lookup(key);
+      if (known !== undefined) return known;
       const value = estimator.count(text);
-      texts.set(text, value);
-      cachedChars += text.length;
-      if (cachedChars > MAX_CACHED_CHARS) evict();
+      remember(key, value);
       return value;
+    },
+    async warm(texts, pause) {
+      for (const text of texts) {
+        if (text.length < MIN_CACHED_CHARS) continue;
+        const key = keyOf(text);
+        if (lookup(key) !== undefined) continue;
+        const steps = estimator.countInSteps(text, COUNT_STEP_CHARS);
+        let step = steps.next();
+        while (!step.done) {
+          await pause();
+          step = steps.next();
+        }
+        if (!keys.has(key)) remember(key, step.value);
+        if (text.length > COUNT_STEP_CHARS) await pause();
+      }
     },
   };
   counters.set(family, counter);

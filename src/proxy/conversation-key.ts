@@ -19,19 +19,25 @@ export function hashMessages(messages: readonly Message[]): string {
 }
 
 /**
- * The key of the conversation a request belongs to: the hash of its head, with the model.
+ * The key of the conversation a request belongs to: the hash of its head, with the model and, when
+ * the client sent credentials, who it is (`credentialIdentity`): two clients whose conversations
+ * start alike never share what the proxy stores for them.
  *
  * @example
- * conversationKey({ model: 'glm5.2', messages: request.messages }); // '3f1c…'
+ * conversationKey({ model: 'glm5.2', messages: request.messages, credential: exchange.credential }); // '3f1c…'
  */
 export function conversationKey({
   model,
   messages,
+  credential,
 }: {
   model: string | undefined;
   messages: readonly Message[];
+  /** A hash of the client's credential headers, never the secret. */
+  credential?: string | undefined;
 }): string {
   const { head } = splitTurns(messages);
   const headHash = hashMessages(messages.slice(head.start, head.end));
-  return sha256(`${model ?? ''}\n${headHash}`);
+  const identity = credential === undefined ? '' : `${credential}\n`;
+  return sha256(`${model ?? ''}\n${identity}${headHash}`);
 }

@@ -8,10 +8,11 @@ import { pipeline } from 'node:stream/promises';
 import { SpillwayError } from '../core/index.js';
 import { type Exchange, type ProxyRuntime, sendProxyError, upstreamUrl } from './proxy-runtime.js';
 import { forwardedRequestHeaders, forwardedResponseHeaders, sendUpstream } from './upstream-request.js';
+import { timeoutReply, upstreamTimeoutOf } from './upstream-timeouts.js';
 
 /**
  * Forwards the client's request unchanged and pipes the upstream's answer back; an unreachable
- * upstream is a 502 naming the cause.
+ * upstream is a 502 naming the cause, one that does not answer in time a 504 naming the timeout.
  *
  * @example
  * await forwardUnchanged({ runtime, exchange, body });
@@ -50,6 +51,13 @@ export async function forwardUnchanged({
     await pipeline(upstream, response);
   } catch (error) {
     if (signal.aborted) return;
+    const timeout = upstreamTimeoutOf(error);
+    if (timeout) {
+      runtime.metrics.upstreamErrors.add({ reason: 'timeout' });
+      if (response.headersSent) response.destroy();
+      else sendProxyError(exchange, timeoutReply(timeout, (error as Error).message));
+      return;
+    }
     if (SpillwayError.isInstance(error) && error.code === 'provider_error') {
       runtime.metrics.upstreamErrors.add({ reason: 'unreachable' });
       sendProxyError(exchange, {

@@ -25,6 +25,7 @@ import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
+import { parseRequestBody } from './read-request-body.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { resolveUpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
@@ -79,7 +80,7 @@ interface Prepared {
 
 async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatRequest): Promise<Prepared> {
   const model = request.model;
-  const key = conversationKey({ model, messages: request.messages });
+  const key = conversationKey({ model, messages: request.messages, credential: exchange.credential });
   const [learned, calibration, conversation] = await Promise.all([
     model === undefined ? Promise.resolve<LearnedModelLimits>({}) : runtime.state.learnedLimits(model),
     model === undefined ? Promise.resolve(undefined) : runtime.state.calibration(model),
@@ -240,7 +241,7 @@ async function readChatRequest({
 }): Promise<ChatRequest | undefined> {
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = parseRequestBody(body);
   } catch (error) {
     sendProxyError(exchange, {
       status: 400,

@@ -40,4 +40,21 @@ export {
 } from './resolve-upstream-limits.js';
 export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
 export { DEFAULT_PROXY_PORT, type ProxyOptions, type RunningProxy, startProxy } from './start-proxy.js';
+export {
+  type CircuitBreakerOptions,
+  type CircuitState,
+  type GuardedProxyStore,
+  isCircuitOpenError,
+  STORE_FAILURES_TO_OPEN,
+  STORE_RETRY_AFTER_MS,
+  withCircuitBreaker,
+} from './store-circuit-breaker.js';
 export { createUpstreamSummarizer } from './upstream-summarizer.js';
+export {
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  TIMEOUT_SETTINGS,
+  type UpstreamTimeoutFacts,
+  type UpstreamTimeoutName,
+  type UpstreamTimeouts,
+  upstreamTimeoutOf,
+} from './upstream-timeouts.js';

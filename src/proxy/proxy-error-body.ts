@@ -14,11 +14,14 @@ export interface ProxyErrorInfo {
   type: string;
   param?: string | null;
   code?: string | null;
+  /** More facts for the client, as fields of the error object (`timeout`, `config_key`, …). */
+  details?: Record<string, string | number>;
 }
 
 /** Anthropic's error type for an HTTP status. */
 function anthropicType(status: number, type: string): string {
   if (status === 413) return 'request_too_large';
+  if (status === 504) return 'timeout_error';
   if (status === 404) return 'not_found_error';
   if (status >= 500) return 'api_error';
   return type === 'invalid_request_error' ? 'invalid_request_error' : 'api_error';
@@ -35,9 +38,15 @@ export function proxyErrorBody(error: ProxyErrorInfo, format: RequestFormat = 'o
   if (format === 'anthropic')
     return JSON.stringify({
       type: 'error',
-      error: { type: anthropicType(error.status, error.type), message: error.message },
+      error: { type: anthropicType(error.status, error.type), message: error.message, ...error.details },
     });
   return JSON.stringify({
-    error: { message: error.message, type: error.type, param: error.param ?? null, code: error.code ?? null },
+    error: {
+      message: error.message,
+      type: error.type,
+      param: error.param ?? null,
+      code: error.code ?? null,
+      ...error.details,
+    },
   });
 }

@@ -46,10 +46,35 @@ class Counter {
   }
 }
 
+class Gauge {
+  #value = 0;
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  set(value: number): void {
+    this.#value = value;
+  }
+
+  value(): number {
+    return this.#value;
+  }
+
+  render(): string {
+    return [
+      `# HELP ${this.name} ${this.help}`,
+      `# TYPE ${this.name} gauge`,
+      `${this.name} ${this.#value}`,
+    ].join('\n');
+  }
+}
+
 /**
  * What `GET /metrics` reports: requests by route and status, fits, prunes (and turns pruned),
  * recoveries by overflow kind and action, requests answered `context_length_exceeded`, upstream
- * errors by reason, and the latency the proxy adds (its own time, upstream time excluded).
+ * errors by reason, store failures and the store's circuit breaker, and the latency the proxy adds
+ * (its own time, upstream time excluded).
  *
  * @example
  * const metrics = new ProxyMetrics();
@@ -76,6 +101,18 @@ export class ProxyMetrics {
   readonly storeErrors = new Counter(
     'spillway_proxy_store_errors_total',
     'Store reads and writes that failed.',
+  );
+  readonly storeSkipped = new Counter(
+    'spillway_proxy_store_skipped_total',
+    "Store reads and writes not attempted because the store's circuit breaker was open.",
+  );
+  readonly storeCircuitOpens = new Counter(
+    'spillway_proxy_store_circuit_opens_total',
+    "Times the store's circuit breaker opened after failures in a row.",
+  );
+  readonly storeCircuitOpen = new Gauge(
+    'spillway_proxy_store_circuit_open',
+    "1 while the store's circuit breaker is open or trying the store again, else 0.",
   );
   readonly #counts = LATENCY_BUCKETS.map(() => 0);
   #latencyCount = 0;
@@ -115,6 +152,9 @@ export class ProxyMetrics {
       this.contextExceeded,
       this.upstreamErrors,
       this.storeErrors,
+      this.storeSkipped,
+      this.storeCircuitOpens,
+      this.storeCircuitOpen,
     ];
     return `${[...counters.map((counter) => counter.render()), histogram].join('\n')}\n`;
   }

@@ -11,6 +11,7 @@ import { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyState } from './proxy-state.js';
 import { redactSecrets } from './redact-secrets.js';
+import type { WorkLane } from './screen-chat-body.js';
 import type { UpstreamAgents } from './upstream-request.js';
 
 /** One line of the proxy's log. Never carries headers, bodies or credentials. */
@@ -33,6 +34,8 @@ export interface ProxyRuntime {
   agents: UpstreamAgents;
   discovery: DiscoveryCache;
   maxBodyBytes: number;
+  /** Where large bodies are parsed and counted, one at a time (see `screenChatBody`). */
+  largeBodies: WorkLane;
   /** For discovery probes (tests pass their own). */
   fetch?: typeof fetch;
   log(entry: ProxyLogEntry): void;
@@ -50,6 +53,8 @@ export interface Exchange {
   upstreamMs: number;
   /** The client's credentials, scrubbed from every text the proxy writes. */
   secrets: string[];
+  /** A hash of the client's credential headers (see `credentialIdentity`), when it sent any. */
+  credential?: string | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** The wire format the client speaks on this route (for the shape of errors). */

@@ -5,6 +5,7 @@
  * failure never fails a request: the read gives nothing, the write is dropped, `onError` is told.
  */
 import { type Calibration, parseCalibration } from '../core/index.js';
+import { modelNameProblem } from '../models/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** Every key starts with this, so a shared Redis can hold other data too. */
@@ -95,19 +96,22 @@ export class ProxyState {
     }
   }
 
-  /** The limits learned for a model. */
+  /** The limits learned for a model (none for an id no server lists: it is never a store key). */
   async learnedLimits(model: string): Promise<LearnedModelLimits> {
+    if (modelNameProblem(model) !== undefined) return {};
     return (await this.#get<LearnedModelLimits>(`limits:${model}`)) ?? {};
   }
 
   /** Records learned limits, over what was known (the newest figure is the server's current one). */
   async saveLearnedLimits(model: string, limits: LearnedModelLimits): Promise<void> {
+    if (modelNameProblem(model) !== undefined) return;
     const current = await this.learnedLimits(model);
     await this.#set(`limits:${model}`, { ...current, ...limits });
   }
 
   /** The calibration observed for a model, if any. */
   async calibration(model: string): Promise<Calibration | undefined> {
+    if (modelNameProblem(model) !== undefined) return undefined;
     return parseCalibration(await this.#get<unknown>(`calibration:${model}`));
   }
 
@@ -116,6 +120,7 @@ export class ProxyState {
    * it until its own first reply is counted (the newest writer wins).
    */
   async saveCalibration(model: string, calibration: Calibration): Promise<void> {
+    if (modelNameProblem(model) !== undefined) return;
     await this.#set(`calibration:${model}`, calibration);
   }
 

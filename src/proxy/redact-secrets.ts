@@ -3,6 +3,7 @@
  * Credentials never leave the proxy except in the request they came with: every text the proxy logs
  * or answers with is scrubbed of the values of the client's credential headers.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Headers whose values are credentials. */
@@ -51,4 +52,28 @@ export function credentialHeaders(headers: IncomingHttpHeaders): Record<string, 
     if (typeof value === 'string') out[name] = value;
   }
   return out;
+}
+
+/** Headers that say who the client is to the upstream (what it is billed and authorized as). */
+const IDENTITY_HEADERS: readonly string[] = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'];
+
+/**
+ * Who the client is, as a SHA-256 of its credential headers (never the secret itself), or
+ * `undefined` when it sends none. Conversations are keyed with it, so two clients with different
+ * keys never share stored state, however alike their conversations are.
+ *
+ * @example
+ * credentialIdentity({ authorization: 'Bearer sk-a' }) !== credentialIdentity({ authorization: 'Bearer sk-b' }); // true
+ */
+export function credentialIdentity(headers: IncomingHttpHeaders): string | undefined {
+  const hash = createHash('sha256');
+  let found = false;
+  for (const name of IDENTITY_HEADERS) {
+    const raw = headers[name];
+    const value = Array.isArray(raw) ? raw.join('\n') : raw;
+    if (value === undefined || value.trim() === '') continue;
+    hash.update(`${name}:${value.trim()}\n`);
+    found = true;
+  }
+  return found ? hash.digest('hex') : undefined;
 }

@@ -10,6 +10,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { upstreamTimeoutOf } from './upstream-timeouts.js';
 
 /** Bytes held back at most before the first content; past this the stream is committed anyway. */
 export const MAX_HOLDBACK_BYTES = 64 * 1024;
@@ -17,7 +18,14 @@ export const MAX_HOLDBACK_BYTES = 64 * 1024;
 /** How one relayed stream ended. */
 export type RelayOutcome =
   /** Committed and passed through (possibly with a later error event, or cut off). */
-  | { kind: 'relayed'; promptTokens?: number; errorAfterContent: boolean; interrupted: boolean }
+  | {
+      kind: 'relayed';
+      promptTokens?: number;
+      errorAfterContent: boolean;
+      interrupted: boolean;
+      /** Interrupted because no chunk came within the idle timeout. */
+      timedOut?: boolean;
+    }
   /** An error event came before any content: nothing was written; `text` is the stream so far. */
   | { kind: 'error-before-content'; text: string }
   /** The upstream stream broke off before any content: nothing was written. */
@@ -174,6 +182,7 @@ export async function relayStream({
       ...(promptTokens === undefined ? {} : { promptTokens }),
       errorAfterContent,
       interrupted: true,
+      ...(upstreamTimeoutOf(error) ? { timedOut: true } : {}),
     };
   }
   if (signal.aborted) return { kind: 'aborted' };

@@ -5,7 +5,8 @@
  */
 
 import type { ProxyModelSettings } from '../config/proxy-config.js';
-import { type DiscoveryCache, type LimitSource, resolveLimits } from '../models/index.js';
+import { SpillwayError } from '../core/index.js';
+import { type DiscoveryCache, type LimitSource, modelNameProblem, resolveLimits } from '../models/index.js';
 import type { LearnedModelLimits } from './proxy-state.js';
 
 /** The window and output cap for one model, with where each came from. */
@@ -33,7 +34,9 @@ export interface ResolveUpstreamLimitsOptions {
 
 /**
  * Resolves a model's limits in the order configuration > learned from the upstream's errors > live
- * discovery of the upstream > catalog > the 8,192 fallback (`resolveLimits` in `src/models`).
+ * discovery of the upstream > catalog > the 8,192 fallback (`resolveLimits` in `src/models`). A model
+ * id over `MAX_MODEL_NAME_CHARS` is the client's mistake: `invalid_request` (`model_name_too_long`),
+ * which the proxy answers 400.
  *
  * @example
  * const limits = await resolveUpstreamLimits({ model: 'glm5.2', baseUrl, settings: {}, learned: {}, cache });
@@ -50,6 +53,11 @@ export async function resolveUpstreamLimits({
   fetch: fetchImpl,
   signal,
 }: ResolveUpstreamLimitsOptions): Promise<UpstreamLimits> {
+  const problem = model === undefined ? undefined : modelNameProblem(model);
+  if (problem !== undefined)
+    throw new SpillwayError('invalid_request', problem, {
+      data: { code: 'model_name_too_long', param: 'model' },
+    });
   const config = {
     ...(settings.contextLength === undefined ? {} : { contextLength: settings.contextLength }),
     ...(settings.outputCap === undefined ? {} : { outputCap: settings.outputCap }),

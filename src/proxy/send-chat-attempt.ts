@@ -4,15 +4,13 @@
  * error that is not an overflow) or, for an overflow the client has not seen any of yet, handed
  * back for recovery.
  */
+
+import type { IncomingMessage } from 'node:http';
 import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
-import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
+import { type Exchange, type ProxyRuntime, sendProxyError, upstreamUrl } from './proxy-runtime.js';
 import { relayStream } from './relay-stream.js';
-import {
-  forwardedRequestHeaders,
-  forwardedResponseHeaders,
-  readResponseBody,
-  sendUpstream,
-} from './upstream-request.js';
+import { forwardedRequestHeaders, forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
+import { timeoutReply, type UpstreamTimeoutFacts, upstreamTimeoutOf } from './upstream-timeouts.js';
 
 /** How an attempt ended. */
 export type AttemptOutcome =
@@ -69,23 +67,68 @@ export interface SendChatAttemptOptions {
   window: number;
 }
 
+/** How a relayed event stream ended, as an attempt's outcome. */
+async function relayEvents(
+  options: SendChatAttemptOptions,
+  upstream: IncomingMessage,
+  passed: Record<string, string | string[]>,
+  classify: (status: number, text: string) => OverflowInfo,
+): Promise<AttemptOutcome> {
+  const { runtime, exchange } = options;
+  const { response, signal } = exchange;
+  const status = upstream.statusCode ?? 502;
+  const outcome = await relayStream({
+    upstream,
+    response,
+    signal,
+    commit: () => response.writeHead(status, passed),
+  });
+  if (outcome.kind === 'aborted') return { kind: 'aborted' };
+  if (outcome.kind === 'interrupted-before-content') {
+    const timeout = upstreamTimeoutOf(outcome.cause);
+    runtime.metrics.upstreamErrors.add({ reason: timeout ? 'timeout' : 'interrupted' });
+    if (timeout) return answerTimeout(exchange, timeout, outcome.cause.message);
+    return {
+      kind: 'unreachable',
+      message: `the upstream stream broke off before any content (${outcome.cause.message})`,
+    };
+  }
+  if (outcome.kind === 'error-before-content') {
+    const overflow = classify(status, outcome.text);
+    if (overflow.kind !== 'none') return { kind: 'overflow', overflow, status, text: outcome.text };
+    runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
+    response.writeHead(status, passed);
+    response.end(outcome.text);
+    return { kind: 'forwarded', status };
+  }
+  if (outcome.errorAfterContent) runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
+  if (outcome.interrupted)
+    runtime.metrics.upstreamErrors.add({ reason: outcome.timedOut ? 'timeout' : 'interrupted' });
+  return {
+    kind: 'forwarded',
+    status,
+    ...(outcome.promptTokens === undefined ? {} : { promptTokens: outcome.promptTokens }),
+  };
+}
+
+/** Answers 504 for an upstream timeout; the client has its answer, so the attempt counts as forwarded. */
+function answerTimeout(exchange: Exchange, timeout: UpstreamTimeoutFacts, message: string): AttemptOutcome {
+  sendProxyError(exchange, timeoutReply(timeout, message));
+  return { kind: 'forwarded', status: 504 };
+}
+
 /**
  * Sends the fitted body upstream and relays the answer. Streams pass through chunk by chunk once
  * the first content arrives; an error event before that, or an error status, is classified, and an
- * overflow comes back to the caller unsent.
+ * overflow comes back to the caller unsent. An answer the upstream cut before the client saw any of
+ * it is asked for again (see `sendAndRead`); a timeout is a 504 naming the setting that raises it.
  *
  * @example
  * const outcome = await sendChatAttempt({ runtime, exchange, body, headers, lastEstimate: 9_120, window: 9_600 });
  * if (outcome.kind === 'overflow') recoverOverflow({ request, sent, overflow: outcome.overflow });
  */
-export async function sendChatAttempt({
-  runtime,
-  exchange,
-  body,
-  headers,
-  lastEstimate,
-  window,
-}: SendChatAttemptOptions): Promise<AttemptOutcome> {
+export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<AttemptOutcome> {
+  const { runtime, exchange, body, headers, lastEstimate, window } = options;
   const { response, signal } = exchange;
   const started = performance.now();
   const classify = (status: number, text: string): OverflowInfo =>
@@ -97,7 +140,7 @@ export async function sendChatAttempt({
       ...(runtime.config?.overflowPatterns.length ? { patterns: runtime.config.overflowPatterns } : {}),
     });
   try {
-    const upstream = await sendUpstream({
+    const reply = await sendAndRead({
       url: upstreamUrl(runtime, exchange.path),
       method: 'POST',
       headers: {
@@ -107,42 +150,15 @@ export async function sendChatAttempt({
       body,
       signal,
       agents: runtime.agents,
+      isStream: (answer) =>
+        (answer.statusCode ?? 502) < 300 &&
+        String(answer.headers['content-type'] ?? '').includes('text/event-stream'),
     });
+    const upstream = reply.response;
     const status = upstream.statusCode ?? 502;
     const passed = { ...forwardedResponseHeaders(upstream.headers), ...headers };
-    const eventStream = String(upstream.headers['content-type'] ?? '').includes('text/event-stream');
-    if (status < 300 && eventStream) {
-      const outcome = await relayStream({
-        upstream,
-        response,
-        signal,
-        commit: () => response.writeHead(status, passed),
-      });
-      if (outcome.kind === 'aborted') return { kind: 'aborted' };
-      if (outcome.kind === 'interrupted-before-content') {
-        runtime.metrics.upstreamErrors.add({ reason: 'interrupted' });
-        return {
-          kind: 'unreachable',
-          message: `the upstream stream broke off before any content (${outcome.cause.message})`,
-        };
-      }
-      if (outcome.kind === 'error-before-content') {
-        const overflow = classify(status, outcome.text);
-        if (overflow.kind !== 'none') return { kind: 'overflow', overflow, status, text: outcome.text };
-        runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
-        response.writeHead(status, passed);
-        response.end(outcome.text);
-        return { kind: 'forwarded', status };
-      }
-      if (outcome.errorAfterContent) runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
-      if (outcome.interrupted) runtime.metrics.upstreamErrors.add({ reason: 'interrupted' });
-      return {
-        kind: 'forwarded',
-        status,
-        ...(outcome.promptTokens === undefined ? {} : { promptTokens: outcome.promptTokens }),
-      };
-    }
-    const bytes = await readResponseBody(upstream);
+    if (reply.body === undefined) return await relayEvents(options, upstream, passed, classify);
+    const bytes = reply.body;
     const text = bytes.toString('utf8');
     const json = parseJson(text);
     if (status >= 400 || isErrorReply(json)) {
@@ -159,6 +175,11 @@ export async function sendChatAttempt({
     return { kind: 'forwarded', status, ...(promptTokens === undefined ? {} : { promptTokens }) };
   } catch (error) {
     if (signal.aborted) return { kind: 'aborted' };
+    const timeout = upstreamTimeoutOf(error);
+    if (timeout) {
+      runtime.metrics.upstreamErrors.add({ reason: 'timeout' });
+      return answerTimeout(exchange, timeout, (error as Error).message);
+    }
     if (SpillwayError.isInstance(error) && error.code === 'provider_error') {
       runtime.metrics.upstreamErrors.add({ reason: 'unreachable' });
       return { kind: 'unreachable', message: error.message };

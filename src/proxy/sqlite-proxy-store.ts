@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SpillwayError } from '../core/index.js';
-import { defaultStorePath } from '../store/index.js';
+import { defaultStorePath, retryBusy, retryBusyAsync, SQLITE_BUSY_TIMEOUT_MS } from '../store/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 const SCHEMA = `
@@ -24,7 +24,9 @@ export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): str
 
 /**
  * A proxy store on a SQLite file (better-sqlite3, WAL journal, so several proxy processes on one
- * machine can share the file). Expired rows are skipped on read and swept on open.
+ * machine can share the file). Every access is one statement; a lock another process holds is
+ * waited for (`busy_timeout`), then retried with a pause that does not block other requests.
+ * Expired rows are skipped on read and swept on open.
  *
  * @example
  * const store = createSqliteProxyStore({ path: '/var/lib/spillway/proxy.db' });
@@ -39,12 +41,14 @@ export function createSqliteProxyStore({
   let db: Database.Database;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
-    db.exec(SCHEMA);
-    db.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
+    const opened = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    db = opened;
+    retryBusy(() => {
+      opened.pragma('journal_mode = WAL');
+      opened.pragma('synchronous = NORMAL');
+      opened.exec(SCHEMA);
+      opened.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
+    });
   } catch (error) {
     throw new SpillwayError(
       'invalid_config',
@@ -62,13 +66,15 @@ export function createSqliteProxyStore({
   return {
     kind: 'sqlite',
     async get(key) {
-      return select.get(key, now())?.value;
+      return (await retryBusyAsync(() => select.get(key, now())))?.value;
     },
     async set(key, value, { ttlSeconds } = {}) {
-      upsert.run(key, value, ttlSeconds === undefined ? null : now() + ttlSeconds * 1_000);
+      await retryBusyAsync(() =>
+        upsert.run(key, value, ttlSeconds === undefined ? null : now() + ttlSeconds * 1_000),
+      );
     },
     async delete(key) {
-      remove.run(key);
+      await retryBusyAsync(() => remove.run(key));
     },
     async close() {
       if (db.open) db.close();

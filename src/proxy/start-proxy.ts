@@ -3,21 +3,21 @@
  * `startProxy`: an OpenAI-compatible (and Anthropic Messages) HTTP proxy that fits every chat
  * request to the upstream model's window before it goes upstream.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ProxyConfig } from '../config/proxy-config.js';
 import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { DiscoveryCache, serverRoot } from '../models/index.js';
-import { forwardUnchanged } from './forward-unchanged.js';
-import { handleChatRequest } from './handle-chat-request.js';
+import { openProxyState } from './open-proxy-state.js';
 import { openProxyStore } from './open-proxy-store.js';
 import { ProxyMetrics } from './proxy-metrics.js';
-import { type Exchange, type ProxyLogEntry, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
-import { ProxyState } from './proxy-state.js';
+import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
 import type { ProxyStore } from './proxy-store.js';
-import { DEFAULT_MAX_BODY_BYTES, readRequestBody } from './read-request-body.js';
-import { redactSecrets, secretsOf } from './redact-secrets.js';
+import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
+import { WorkLane } from './screen-chat-body.js';
+import { exchangeListener } from './serve-exchange.js';
 import { createUpstreamAgents } from './upstream-request.js';
+import { DEFAULT_UPSTREAM_TIMEOUTS, TIMEOUT_SETTINGS, type UpstreamTimeouts } from './upstream-timeouts.js';
 
 /** The port `spillway serve` listens on unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8421;
@@ -38,6 +38,10 @@ export interface ProxyOptions {
   config?: ProxyConfig;
   /** Request bodies over this many bytes are answered 413. Default the config's, else 32 MiB. */
   maxBodyBytes?: number;
+  /** Waits on the upstream, over the config's and the defaults (`DEFAULT_UPSTREAM_TIMEOUTS`). */
+  timeouts?: Partial<UpstreamTimeouts>;
+  /** The store's circuit breaker: failures in a row that open it, how long until it tries again. */
+  storeBreaker?: { failuresToOpen?: number; retryAfterMs?: number };
   /** Receives log entries (never headers, bodies or credentials). */
   onLog?: (entry: ProxyLogEntry) => void;
   /** The `fetch` discovery probes use (default the global one). */
@@ -55,12 +59,26 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-function routeOf(method: string, pathname: string, format: RequestFormat): string {
-  if (pathname === '/healthz') return 'healthz';
-  if (pathname === '/metrics') return 'metrics';
-  if (method === 'POST' && pathname === '/v1/chat/completions') return 'chat_completions';
-  if (method === 'POST' && pathname === '/v1/messages' && format === 'anthropic') return 'messages';
-  return 'forward';
+/** The waits on the upstream: the options' over the config's over the defaults, each checked. */
+function resolveTimeouts(
+  config: ProxyConfig | undefined,
+  given: Partial<UpstreamTimeouts> = {},
+): UpstreamTimeouts {
+  const fromConfig: Partial<UpstreamTimeouts> = {
+    ...(config?.connectTimeoutMs === undefined ? {} : { connectMs: config.connectTimeoutMs }),
+    ...(config?.firstByteTimeoutMs === undefined ? {} : { firstByteMs: config.firstByteTimeoutMs }),
+    ...(config?.idleTimeoutMs === undefined ? {} : { idleMs: config.idleTimeoutMs }),
+  };
+  const timeouts = { ...DEFAULT_UPSTREAM_TIMEOUTS, ...fromConfig, ...given };
+  for (const [name, setting] of Object.entries(TIMEOUT_SETTINGS)) {
+    const value = timeouts[setting.field];
+    if (!Number.isInteger(value) || value <= 0)
+      throw new SpillwayError(
+        'invalid_config',
+        `the ${name} timeout must be a positive number of milliseconds (${setting.flag}), got ${value}`,
+      );
+  }
+  return timeouts;
 }
 
 /**
@@ -91,116 +109,28 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const store = typeof options.store === 'object' ? options.store : openProxyStore(options.store ?? 'memory');
   const metrics = new ProxyMetrics();
   const log = options.onLog ?? (() => undefined);
-  let storeErrorLogged = false;
-  const state = new ProxyState({
+  const { state, markUnreachable } = openProxyState({
     store,
-    onError(error, operation) {
-      metrics.storeErrors.add({ operation: operation.split(' ')[0] ?? operation });
-      // Logged once (the metric counts every failure), not once per request.
-      if (storeErrorLogged) return;
-      storeErrorLogged = true;
-      log({
-        level: 'warn',
-        event: 'store_error',
-        message: `the ${store.kind} store failed to ${operation} (${(error as Error).message}); serving without stored state`,
-      });
-    },
+    metrics,
+    log,
+    ...(options.storeBreaker ? { breaker: options.storeBreaker } : {}),
   });
-  if (store.ready)
-    await store.ready().catch((error: unknown) => {
-      storeErrorLogged = true;
-      log({
-        level: 'warn',
-        event: 'store_error',
-        message: `the ${store.kind} store is not reachable (${(error as Error).message}); serving without stored state until it is`,
-      });
-    });
+  if (store.ready) await store.ready().catch(markUnreachable);
   const runtime: ProxyRuntime = {
     upstreamRoot,
     upstreamFormat,
     state,
     metrics,
     config,
-    agents: createUpstreamAgents(),
+    agents: createUpstreamAgents({ timeouts: resolveTimeouts(config, options.timeouts) }),
     discovery: new DiscoveryCache(),
     maxBodyBytes,
+    largeBodies: new WorkLane(),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     log,
   };
 
-  const handle = async (exchange: Exchange, route: string): Promise<void> => {
-    const { request, response } = exchange;
-    if (route === 'healthz') {
-      const text = JSON.stringify({ status: 'ok', upstream: upstreamRoot, store: store.kind });
-      response.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
-      return;
-    }
-    if (route === 'metrics') {
-      const text = metrics.render();
-      response.writeHead(200, {
-        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
-      return;
-    }
-    const read = await readRequestBody(request, maxBodyBytes);
-    if (read.tooLarge) {
-      sendProxyError(
-        exchange,
-        {
-          status: 413,
-          message: `the request body is ${read.bytes} bytes, over the proxy's limit of ${maxBodyBytes} bytes; send less, or raise --max-body-bytes`,
-          type: 'invalid_request_error',
-          code: 'request_too_large',
-        },
-        { connection: 'close' },
-      );
-      return;
-    }
-    if (route === 'forward') {
-      await forwardUnchanged({ runtime, exchange, body: read.body });
-      return;
-    }
-    await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
-    metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
-  };
-
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const started = performance.now();
-    const url = new URL(request.url ?? '/', 'http://proxy');
-    const method = request.method ?? 'GET';
-    const route = routeOf(method, url.pathname, upstreamFormat);
-    const controller = new AbortController();
-    response.on('close', () => {
-      if (!response.writableFinished) controller.abort();
-      metrics.requests.add({ route, status: String(response.statusCode) });
-    });
-    const exchange: Exchange = {
-      request,
-      response,
-      path: `${url.pathname}${url.search}`,
-      started,
-      upstreamMs: 0,
-      secrets: secretsOf(request.headers),
-      signal: controller.signal,
-      format: route === 'messages' ? 'anthropic' : 'openai',
-    };
-    handle(exchange, route).catch((error: unknown) => {
-      const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
-      log({ level: 'error', event: 'internal_error', route, message });
-      sendProxyError(exchange, {
-        status: 500,
-        message: `Spillway proxy failed: ${message}; please report this`,
-        type: 'server_error',
-        code: 'internal_error',
-      });
-    });
-  });
+  const server = createServer(exchangeListener(runtime));
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

@@ -12,6 +12,14 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { SpillwayError } from '../core/index.js';
+import { ProviderError, withRetries } from '../providers/index.js';
+import {
+  armIdleTimeout,
+  armRequestTimeouts,
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  type UpstreamTimeouts,
+  upstreamTimeoutOf,
+} from './upstream-timeouts.js';
 
 /** Request headers that belong to one hop and are never forwarded. */
 const HOP_BY_HOP = new Set([
@@ -57,19 +65,25 @@ export function forwardedResponseHeaders(
   return out;
 }
 
-/** Keep-alive agents for one proxy, destroyed when it closes. */
+/** Keep-alive agents for one proxy, and how long it waits on the upstream; destroyed when it closes. */
 export interface UpstreamAgents {
   http: HttpAgent;
   https: HttpsAgent;
+  timeouts: UpstreamTimeouts;
   destroy(): void;
 }
 
-export function createUpstreamAgents(): UpstreamAgents {
+export function createUpstreamAgents({
+  timeouts = DEFAULT_UPSTREAM_TIMEOUTS,
+}: {
+  timeouts?: UpstreamTimeouts;
+} = {}): UpstreamAgents {
   const http = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const https = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
   return {
     http,
     https,
+    timeouts,
     destroy() {
       http.destroy();
       https.destroy();
@@ -90,7 +104,10 @@ export interface SendUpstreamOptions {
 /**
  * Sends one request upstream and resolves with the response as soon as its headers arrive (the body
  * is the caller's to read). Rejects with `provider_error` (`data.failure: 'connection'`) when the
- * upstream cannot be reached, naming its origin and the cause, and with `aborted` on abort.
+ * upstream cannot be reached, naming its origin and the cause (`data.reusedSocket` when a kept-alive
+ * connection the upstream had closed was reused), with `provider_error` (`data.failure: 'timeout'`)
+ * when one of `agents.timeouts` ran out, and with `aborted` on abort. The idle timeout stays armed
+ * while the caller reads the body: a stalled body is destroyed with the timeout's error.
  */
 export function sendUpstream({
   url,
@@ -113,8 +130,16 @@ export function sendUpstream({
       agent: secure ? agents.https : agents.http,
       ...(signal ? { signal } : {}),
     });
-    outgoing.once('response', resolve);
+    armRequestTimeouts(outgoing, agents.timeouts, url.origin);
+    outgoing.once('response', (response) => {
+      armIdleTimeout(response, agents.timeouts, url.origin);
+      resolve(response);
+    });
     outgoing.once('error', (error: NodeJS.ErrnoException) => {
+      if (upstreamTimeoutOf(error)) {
+        reject(error);
+        return;
+      }
       if (signal?.aborted) {
         reject(
           new SpillwayError('aborted', 'the client went away; the upstream request was cancelled', {
@@ -129,7 +154,11 @@ export function sendUpstream({
           `cannot reach the upstream ${url.origin}: ${error.code ?? error.message}`,
           {
             cause: error,
-            data: { failure: 'connection', cause: error.code ?? error.message },
+            data: {
+              failure: 'connection',
+              cause: error.code ?? error.message,
+              reusedSocket: outgoing.reusedSocket,
+            },
             retryable: true,
           },
         ),
@@ -152,4 +181,58 @@ export async function readResponseBody(
     bytes += buffer.length;
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * How many times an exchange the upstream cut is repeated: 2, as the provider clients retry
+ * connection failures (the official SDKs' default).
+ */
+export const UPSTREAM_RETRIES = 2;
+
+/** What {@link sendAndRead} got: the response, and its whole body unless it is a stream. */
+export interface UpstreamReply {
+  response: IncomingMessage;
+  body?: Buffer;
+}
+
+/**
+ * Sends a request and reads the answer's body (unless `isStream` says to leave it to the caller),
+ * repeating the exchange when the upstream cut it before the client saw anything: a body broken off
+ * mid-way, or a kept-alive connection the upstream had closed. Refused connections, timeouts and
+ * aborts are not repeated. Waits between tries as the provider clients do.
+ *
+ * @example
+ * const { response, body } = await sendAndRead({ url, method: 'POST', headers, body, agents, isStream });
+ */
+export function sendAndRead(
+  options: SendUpstreamOptions & { isStream: (response: IncomingMessage) => boolean },
+): Promise<UpstreamReply> {
+  const origin = options.url.origin;
+  const attempt = async (): Promise<UpstreamReply> => {
+    let response: IncomingMessage;
+    try {
+      response = await sendUpstream(options);
+    } catch (error) {
+      if (SpillwayError.isInstance(error) && error.data.reusedSocket === true && !options.signal?.aborted)
+        throw new ProviderError(`${error.message} (a kept-alive connection the upstream had closed)`, {
+          failure: 'connection',
+        });
+      throw error;
+    }
+    if (options.isStream(response)) return { response };
+    try {
+      return { response, body: await readResponseBody(response) };
+    } catch (error) {
+      if (upstreamTimeoutOf(error) || options.signal?.aborted) throw error;
+      throw new ProviderError(
+        `the upstream ${origin} broke off its answer mid-body (${(error as Error).message})`,
+        { failure: 'connection', status: response.statusCode },
+        { cause: error },
+      );
+    }
+  };
+  return withRetries(attempt, {
+    maxRetries: UPSTREAM_RETRIES,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }

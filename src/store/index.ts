@@ -13,5 +13,13 @@ export type {
   UsageRecord,
 } from './session-store.js';
 export { type SessionStoreHooks, sessionStoreHooks } from './session-store-hooks.js';
+export {
+  BUSY_RETRIES,
+  isBusyError,
+  retryBusy,
+  retryBusyAsync,
+  SQLITE_BUSY_TIMEOUT_MS,
+  writeTransaction,
+} from './sqlite-busy.js';
 export { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
 export { syncSessionStore } from './sync-session-store.js';

@@ -13,6 +13,7 @@ import type {
   TurnWrite,
   UsageRecord,
 } from './session-store.js';
+import { retryBusy, SQLITE_BUSY_TIMEOUT_MS, writeTransaction } from './sqlite-busy.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -90,7 +91,8 @@ interface SessionRow {
 
 /**
  * The SQLite session store (better-sqlite3, WAL journal). Each turn, compaction and rollback is one
- * transaction: a process killed mid-write leaves the session as it was before the write or after it.
+ * `BEGIN IMMEDIATE` transaction (see `writeTransaction`), so several processes can write one file
+ * at once: a process killed mid-write leaves the session as it was before the write or after it.
  * In WAL mode with `synchronous = NORMAL`, a committed transaction survives a crash of the process;
  * only a power loss can lose the last commits (never corrupt the file).
  *
@@ -111,12 +113,15 @@ export class SqliteSessionStore implements SessionStore {
     this.#now = now;
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      this.#db = new Database(path);
-      this.#db.pragma('journal_mode = WAL');
-      this.#db.pragma('synchronous = NORMAL');
-      this.#db.pragma('foreign_keys = ON');
-      this.#db.pragma('busy_timeout = 5000');
-      this.#db.exec(SCHEMA);
+      const db = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+      this.#db = db;
+      // Another process may be creating the same file right now: its lock is waited for, then retried.
+      retryBusy(() => {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = ON');
+        db.exec(SCHEMA);
+      });
     } catch (error) {
       throw new SpillwayError(
         'invalid_config',
@@ -139,11 +144,12 @@ export class SqliteSessionStore implements SessionStore {
   } = {}): SessionRecord {
     const now = this.#now();
     try {
-      this.#db
-        .prepare(
-          'INSERT INTO sessions (id, title, model, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .run(id, title ?? null, model ?? null, meta ? JSON.stringify(meta) : null, now, now);
+      const insert = this.#db.prepare(
+        'INSERT INTO sessions (id, title, model, meta, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      retryBusy(() =>
+        insert.run(id, title ?? null, model ?? null, meta ? JSON.stringify(meta) : null, now, now),
+      );
     } catch (error) {
       throw new SpillwayError(
         'invalid_argument',
@@ -173,7 +179,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   deleteSession(id: string): void {
-    this.#db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+    const remove = this.#db.prepare('DELETE FROM sessions WHERE id = ?');
+    retryBusy(() => remove.run(id));
   }
 
   liveMessages(sessionId: string): StoredMessage[] {
@@ -187,7 +194,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   appendTurn(sessionId: string, turn: TurnWrite): StoredMessage[] {
-    return this.#db.transaction(() => {
+    return writeTransaction(this.#db, () => {
       this.#require(sessionId);
       const stored = this.#insertMessages(sessionId, turn.turnId, turn.messages);
       const last = this.#db
@@ -211,11 +218,11 @@ export class SqliteSessionStore implements SessionStore {
       this.#saveState(sessionId, turn.state);
       this.#touch(sessionId);
       return stored;
-    })();
+    });
   }
 
   applyCompaction(sessionId: string, compaction: CompactionWrite): CompactionRecord {
-    return this.#db.transaction(() => {
+    return writeTransaction(this.#db, () => {
       const before = this.liveMessages(sessionId);
       const bySeq = new Map(before.map((message) => [message.seq, message]));
       const fresh = compaction.transcript
@@ -260,7 +267,7 @@ export class SqliteSessionStore implements SessionStore {
       };
       if (compaction.info) record.info = compaction.info;
       return record;
-    })();
+    });
   }
 
   compactions(sessionId: string): CompactionRecord[] {
@@ -287,7 +294,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   rollbackTurn(sessionId: string, turnId: string): number {
-    return this.#db.transaction(() => {
+    return writeTransaction(this.#db, () => {
       this.#require(sessionId);
       const result = this.#db
         .prepare(
@@ -297,7 +304,7 @@ export class SqliteSessionStore implements SessionStore {
       this.#renumber(sessionId);
       this.#touch(sessionId);
       return result.changes;
-    })();
+    });
   }
 
   usage(sessionId: string): UsageRecord[] {
@@ -342,11 +349,10 @@ export class SqliteSessionStore implements SessionStore {
     model: string,
     { contextLength, outputCap }: { contextLength?: number; outputCap?: number },
   ): void {
-    this.#db
-      .prepare(
-        'INSERT INTO learned_limits (model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
-      )
-      .run(model, contextLength ?? null, outputCap ?? null, this.#now());
+    const upsert = this.#db.prepare(
+      'INSERT INTO learned_limits (model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
+    );
+    retryBusy(() => upsert.run(model, contextLength ?? null, outputCap ?? null, this.#now()));
   }
 
   close(): void {

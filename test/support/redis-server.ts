@@ -1,6 +1,7 @@
 /**
  * A real `redis-server` for tests: started on a free loopback port with persistence off
- * (`--save '' --appendonly no`), stopped with SIGTERM. `.ci/run` installs Debian's redis-server.
+ * (`--save '' --appendonly no`), frozen and thawed with SIGSTOP / SIGCONT, stopped with SIGTERM.
+ * `.ci/run` installs Debian's redis-server.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -9,6 +10,10 @@ import { createServer } from 'node:net';
 export interface RedisServer {
   url: string;
   port: number;
+  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered. */
+  pause(): void;
+  /** Thaws it (SIGCONT). */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -78,6 +83,12 @@ export async function startRedisServer({
     return {
       url: `redis://127.0.0.1:${port}`,
       port,
+      pause: () => {
+        child.kill('SIGSTOP');
+      },
+      resume: () => {
+        child.kill('SIGCONT');
+      },
       stop: () =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null) {
@@ -85,6 +96,8 @@ export async function startRedisServer({
             return;
           }
           child.once('exit', () => resolve());
+          // A frozen server must be thawed to handle SIGTERM.
+          child.kill('SIGCONT');
           child.kill('SIGTERM');
         }),
     };

@@ -1,6 +1,12 @@
 import { loadProxyConfig } from '../../config/proxy-config.js';
 import { SpillwayError } from '../../core/index.js';
-import { DEFAULT_MAX_BODY_BYTES, DEFAULT_PROXY_PORT, openProxyStore, startProxy } from '../../proxy/index.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PROXY_PORT,
+  DEFAULT_UPSTREAM_TIMEOUTS,
+  openProxyStore,
+  startProxy,
+} from '../../proxy/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 
@@ -8,7 +14,8 @@ export const serveCommand: Command = {
   summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
   usage: `usage: spillway serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
                       [--store memory|sqlite[:PATH]|redis://…] [--upstream-format openai|anthropic]
-                      [--max-body-bytes N] [--verbose]
+                      [--max-body-bytes N] [--connect-timeout MS] [--first-byte-timeout MS]
+                      [--idle-timeout MS] [--verbose]
 
 Forwards POST /v1/chat/completions (and /v1/messages with --upstream-format anthropic) to the
 upstream after fitting it to the model's window: oldest whole turns pruned, old tool outputs
@@ -20,8 +27,13 @@ Every other path is forwarded unchanged. Credentials are forwarded, never logged
                        memory, sqlite (default: proxy.db in Spillway's data directory),
                        sqlite:PATH, or redis://HOST:PORT to share them between instances
   --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
-                       max_body_bytes, overflow_patterns, models: { ID: { … } }
+                       max_body_bytes, connect_timeout_ms, first_byte_timeout_ms,
+                       idle_timeout_ms, overflow_patterns, models: { ID: { … } }
   --max-body-bytes N   bodies over N bytes are answered 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --connect-timeout MS       wait at most MS to connect to the upstream (default ${DEFAULT_UPSTREAM_TIMEOUTS.connectMs})
+  --first-byte-timeout MS    wait at most MS for the first byte of its answer (default ${DEFAULT_UPSTREAM_TIMEOUTS.firstByteMs})
+  --idle-timeout MS          wait at most MS between two chunks of its answer (default ${DEFAULT_UPSTREAM_TIMEOUTS.idleMs});
+                       a timeout is answered 504 naming it, and beats the config's value
   --verbose            log every request (JSON lines on stderr); otherwise warnings only
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
@@ -34,6 +46,9 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     store: { type: 'string' },
     'upstream-format': { type: 'string' },
     'max-body-bytes': { type: 'string' },
+    'connect-timeout': { type: 'string' },
+    'first-byte-timeout': { type: 'string' },
+    'idle-timeout': { type: 'string' },
     verbose: { type: 'boolean' },
   },
   async run({ values }) {
@@ -51,6 +66,12 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
         'anthropic',
       ] as const) ?? 'openai';
     const maxBodyBytes = integerFlag(values['max-body-bytes'] as string | undefined, 'max-body-bytes');
+    const timeout = (flag: string) => integerFlag(values[flag] as string | undefined, flag);
+    const timeouts = {
+      ...(timeout('connect-timeout') === undefined ? {} : { connectMs: timeout('connect-timeout') }),
+      ...(timeout('first-byte-timeout') === undefined ? {} : { firstByteMs: timeout('first-byte-timeout') }),
+      ...(timeout('idle-timeout') === undefined ? {} : { idleMs: timeout('idle-timeout') }),
+    };
     const configPath = values.config as string | undefined;
     const config = configPath === undefined ? undefined : await loadProxyConfig(configPath);
     const verbose = values.verbose === true;
@@ -63,6 +84,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
       store,
       ...(config ? { config } : {}),
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      timeouts,
       onLog(entry) {
         if (entry.event === 'listening') return;
         if (entry.level === 'info' && !verbose) return;

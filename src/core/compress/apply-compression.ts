@@ -1,17 +1,22 @@
 /**
  * @module
  * Rendering a transcript with the levels a {@link CompressionState} stored: every compressed tool
- * result is replaced by its stored text, nothing else changes.
+ * result is replaced by its stored text, nothing else changes. A stored entry applies only to the
+ * result it was made from (same fingerprint of text and call), never to another result that reuses
+ * its tool-call id.
  */
-import type { Message, ToolMessage } from '../transcript/index.js';
-import type { CompressionState } from './compression-state.js';
+import type { Message, ToolCall, ToolMessage } from '../transcript/index.js';
+import type { CompressionEntry, CompressionState } from './compression-state.js';
+import { entrySource } from './content-hash.js';
+import { indexToolCalls } from './tool-activity.js';
 
 /**
- * Rendered messages by original message, so a result renders to the same object on every fit (the
- * estimate cache and the provider-count anchor both key on identity). Optional: without it the
- * bytes are the same, only the objects are new.
+ * Per original message: its fingerprint and, once rendered, the rendered message, so a result
+ * renders to the same object on every fit (the estimate cache and the provider-count anchor both key
+ * on identity) and is fingerprinted once. Optional: without it the bytes are the same, only the
+ * objects are new.
  */
-export type RenderMemo = WeakMap<Message, { text: string; message: Message }>;
+export type RenderMemo = WeakMap<Message, { source: string; text?: string; message?: Message }>;
 
 /** A tool result with `text` as its content; every other field as it was. */
 export function renderedToolMessage(message: ToolMessage, text: string): ToolMessage {
@@ -24,15 +29,45 @@ export function renderedToolMessage(message: ToolMessage, text: string): ToolMes
   return rendered;
 }
 
-/** One message as `state` renders it. */
-export function renderMessage(message: Message, state: CompressionState, memo?: RenderMemo): Message {
-  if (message.role !== 'tool') return message;
+/** The fingerprint of a tool result with the call it answers, from the memo when it has it. */
+export function sourceOf(
+  message: ToolMessage,
+  call: Pick<ToolCall, 'name' | 'arguments'> | undefined,
+  memo?: RenderMemo,
+): string {
+  const known = memo?.get(message);
+  if (known !== undefined) return known.source;
+  const source = entrySource(message, call);
+  memo?.set(message, { source });
+  return source;
+}
+
+/** The stored entry for a tool result, when it was made from this very result and call. */
+export function entryFor(
+  state: CompressionState,
+  message: ToolMessage,
+  call: Pick<ToolCall, 'name' | 'arguments'> | undefined,
+  memo?: RenderMemo,
+): CompressionEntry | undefined {
   const entry = state.entries[message.toolCallId];
+  if (entry === undefined || entry.source !== sourceOf(message, call, memo)) return undefined;
+  return entry;
+}
+
+/** One message as `state` renders it; `call` is the tool call a tool result answers. */
+export function renderMessage(
+  message: Message,
+  state: CompressionState,
+  memo?: RenderMemo,
+  call?: Pick<ToolCall, 'name' | 'arguments'>,
+): Message {
+  if (message.role !== 'tool') return message;
+  const entry = entryFor(state, message, call, memo);
   if (entry === undefined) return message;
   const cached = memo?.get(message);
-  if (cached !== undefined && cached.text === entry.text) return cached.message;
+  if (cached?.message !== undefined && cached.text === entry.text) return cached.message;
   const rendered = renderedToolMessage(message, entry.text);
-  memo?.set(message, { text: entry.text, message: rendered });
+  memo?.set(message, { source: entry.source, text: entry.text, message: rendered });
   return rendered;
 }
 
@@ -53,9 +88,14 @@ export function applyCompression({
   memo?: RenderMemo;
 }): readonly Message[] {
   let out: Message[] | undefined;
+  let calls: ReturnType<typeof indexToolCalls> | undefined;
   for (let index = 0; index < messages.length; index++) {
     const message = messages[index] as Message;
-    const rendered = renderMessage(message, state, memo);
+    let rendered = message;
+    if (message.role === 'tool' && state.entries[message.toolCallId] !== undefined) {
+      calls ??= indexToolCalls(messages);
+      rendered = renderMessage(message, state, memo, calls.get(message.toolCallId)?.call);
+    }
     if (rendered === message && out === undefined) continue;
     out ??= messages.slice(0, index);
     out.push(rendered);

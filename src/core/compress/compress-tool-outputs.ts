@@ -5,7 +5,7 @@
  * produced is stored so every later request sends the same bytes.
  */
 import { contentText, type Message, splitTurns, type ToolMessage } from '../transcript/index.js';
-import { applyCompression, type RenderMemo, renderedToolMessage } from './apply-compression.js';
+import { applyCompression, type RenderMemo, renderedToolMessage, sourceOf } from './apply-compression.js';
 import {
   type CompressedLevel,
   type CompressionEntry,
@@ -147,7 +147,15 @@ export function compressToolOutputs(options: CompressToolOutputsOptions): Compre
   const escalated = new Set<string>();
   const stale = staleReads(messages);
 
-  const levelOf = (id: string) => (entries ?? state.entries)[id]?.level ?? 'full';
+  const sourceAt = (index: number) => {
+    const message = messages[index] as ToolMessage;
+    return sourceOf(message, calls.get(message.toolCallId)?.call, memo);
+  };
+  // The entry stored for a result, when it was made from this very result (see `entrySource`).
+  const entryAt = (index: number) => {
+    const entry = (entries ?? state.entries)[(messages[index] as ToolMessage).toolCallId];
+    return entry !== undefined && entry.source === sourceAt(index) ? entry : undefined;
+  };
   // The pressure as the provider would count it: the anchored estimate minus what was taken out.
   const pressure = () => (estimate - saved * factor) / budget;
   const fullEstimate = () => Math.ceil(rawTotal * factor);
@@ -155,10 +163,10 @@ export function compressToolOutputs(options: CompressToolOutputsOptions): Compre
   const escalate = (index: number, level: CompressedLevel): boolean => {
     const original = messages[index] as ToolMessage;
     const id = original.toolCallId;
-    if (levelRank(levelOf(id)) >= levelRank(level)) return false;
+    const existing = entryAt(index);
+    if (levelRank(existing?.level ?? 'full') >= levelRank(level)) return false;
     const site = calls.get(id);
     const path = site ? callPath(site.call) : undefined;
-    const existing = (entries ?? state.entries)[id];
     const recallId = existing?.recallId ?? nextRecallId;
     const text = renderLevel(level, {
       text: contentText(original.content),
@@ -174,10 +182,11 @@ export function compressToolOutputs(options: CompressToolOutputsOptions): Compre
     const message = renderedToolMessage(original, text);
     const newRaw = estimateOf(message);
     if (newRaw >= (raw[index] as number)) return false;
+    const source = sourceAt(index);
     entries ??= { ...state.entries };
-    entries[id] = { level, text, recallId };
+    entries[id] = { level, text, recallId, source };
     if (existing === undefined) nextRecallId++;
-    memo?.set(original, { text, message });
+    memo?.set(original, { source, text, message });
     rendered[index] = message;
     saved += (raw[index] as number) - newRaw;
     rawTotal += newRaw - (raw[index] as number);

@@ -20,6 +20,11 @@ export interface CompressionEntry {
   text: string;
   /** The recall id in the placeholder (`[elided #41: …]`); `recall` fetches the original with it. */
   recallId: number;
+  /**
+   * The fingerprint of the result and call it was made from (`entrySource`): the entry is applied
+   * only to a result with the same one, never to another result that reuses the tool-call id.
+   */
+  source: string;
 }
 
 /** The placeholder `fit` puts where it pruned whole turns, kept so the same prune renders the same. */
@@ -57,7 +62,8 @@ export function levelRank(level: CompressionLevel): number {
 
 /**
  * Checks a state read back from storage; returns a fresh state for anything malformed rather than
- * trusting it (a wrong entry would change what is sent).
+ * trusting it (a wrong entry would change what is sent). An entry without the fingerprint of what it
+ * was made from is dropped: it could not be matched to its own result.
  */
 export function parseCompressionState(value: unknown): CompressionState {
   if (typeof value !== 'object' || value === null) return createCompressionState();
@@ -72,9 +78,10 @@ export function parseCompressionState(value: unknown): CompressionState {
         item &&
         (item.level === 'truncated' || item.level === 'outline' || item.level === 'elided') &&
         typeof item.text === 'string' &&
-        typeof item.recallId === 'number'
+        typeof item.recallId === 'number' &&
+        typeof item.source === 'string'
       )
-        entries[id] = { level: item.level, text: item.text, recallId: item.recallId };
+        entries[id] = { level: item.level, text: item.text, recallId: item.recallId, source: item.source };
     }
   }
   const state: CompressionState = { entries, nextRecallId: next };

@@ -6,6 +6,7 @@
  */
 export {
   applyCompression,
+  entryFor,
   type RenderMemo,
   renderedToolMessage,
   renderMessage,
@@ -30,6 +31,7 @@ export {
   type PruneMarkerState,
   parseCompressionState,
 } from './compression-state.js';
+export { contentHash, entrySource } from './content-hash.js';
 export { formatCount } from './format-count.js';
 export {
   MAX_KEPT_LINE_CHARS,

@@ -98,20 +98,40 @@ function closeRun(counts: Float64Array, length: number): void {
   }
 }
 
-/**
- * Adds the feature counts of `text` into `counts` (length {@link FEATURE_COUNT}). Counts one
- * `segment` per call: each separately tokenized string costs at least its own boundary effects.
- * Letter runs are maximal runs of ASCII letters, split where a lowercase letter meets an uppercase
- * one (as o200k's pre-tokenizer splits camelCase), bucketed by length.
- */
-export function countFeatures(text: string, counts: Float64Array): void {
+/** Where a scan of one text stands between two ranges of it (see {@link scanFeatures}). */
+export interface FeatureScanState {
+  prev: number;
+  digitRun: number;
+  run: number;
+  consonants: number;
+}
+
+/** Starts the scan of one segment: counts it, and returns the state its first range starts from. */
+export function startFeatureScan(counts: Float64Array): FeatureScanState {
   counts[SEGMENT]! += 1;
-  let prev = OTHER;
-  let digitRun = 0;
-  let run = 0;
-  let consonants = 0;
-  const length = text.length;
-  for (let index = 0; index < length; index++) {
+  return { prev: OTHER, digitRun: 0, run: 0, consonants: 0 };
+}
+
+/** Ends the scan of one segment: closes the letter run it ended in. */
+export function finishFeatureScan(counts: Float64Array, state: FeatureScanState): void {
+  if (state.prev === LOWER || state.prev === UPPER) closeRun(counts, state.run);
+}
+
+/**
+ * Adds the features of `text[start, end)` into `counts`, going on from `state` (and leaving it where
+ * the range ends), so a long text can be scanned in steps with the same result as in one go. Returns
+ * the index the scan stopped at: `end`, or one past it when a surrogate pair straddles `end`.
+ */
+export function scanFeatures(
+  text: string,
+  counts: Float64Array,
+  state: FeatureScanState,
+  start: number,
+  end: number,
+): number {
+  let { prev, digitRun, run, consonants } = state;
+  let index = start;
+  for (; index < end; index++) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
       const lower = code >= 0x61 && code <= 0x7a;
@@ -186,7 +206,23 @@ export function countFeatures(text: string, counts: Float64Array): void {
     else if (code >= 0xff00 && code < 0xfff0) counts[CJK_PUNCT]! += 1;
     else counts[OTHER_BMP]! += 1;
   }
-  if (prev === LOWER || prev === UPPER) closeRun(counts, run);
+  state.prev = prev;
+  state.digitRun = digitRun;
+  state.run = run;
+  state.consonants = consonants;
+  return index;
+}
+
+/**
+ * Adds the feature counts of `text` into `counts` (length {@link FEATURE_COUNT}). Counts one
+ * `segment` per call: each separately tokenized string costs at least its own boundary effects.
+ * Letter runs are maximal runs of ASCII letters, split where a lowercase letter meets an uppercase
+ * one (as o200k's pre-tokenizer splits camelCase), bucketed by length.
+ */
+export function countFeatures(text: string, counts: Float64Array): void {
+  const state = startFeatureScan(counts);
+  scanFeatures(text, counts, state, 0, text.length);
+  finishFeatureScan(counts, state);
 }
 
 /**

@@ -7,6 +7,13 @@ export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-
 export { contentParts, contentText } from './content.js';
 export { detectFormat } from './detect-format.js';
 export { digestItems, digestMessages, fnv1a64 } from './digest.js';
+export {
+  type JsonDepthExcess,
+  jsonTextDepthExcess,
+  MAX_JSON_DEPTH,
+  tooDeepMessage,
+  valueDepthExceeds,
+} from './json-depth.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
 export { readRequest, writeRequest } from './read-request.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';

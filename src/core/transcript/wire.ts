@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors/index.js';
+import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
 import type { ContentPart, Extra, Message } from './types.js';
 
 /**
@@ -36,16 +37,21 @@ export function invalid(message: string, data: Record<string, unknown> = {}): Sp
   return new SpillwayError('invalid_transcript', message, { data });
 }
 
-/** Reads a request body that may be JSON text or an already parsed value. */
+/**
+ * Reads a request body that may be JSON text or an already parsed value. Nesting deeper than
+ * `MAX_JSON_DEPTH` is refused before it is parsed or converted.
+ */
 export function readBody(body: unknown, what: string): Record<string, unknown> {
   let value = body;
   if (typeof body === 'string') {
+    const excess = jsonTextDepthExcess(body);
+    if (excess) throw invalid(tooDeepMessage(what), { offset: excess.offset, maxDepth: excess.maxDepth });
     try {
       value = JSON.parse(body);
     } catch (error) {
       throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
     }
-  }
+  } else if (valueDepthExceeds(body)) throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
   if (!isRecord(value)) throw invalid(`${what} must be a JSON object with a "messages" array`);
   if (!Array.isArray(value.messages))
     throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
@@ -57,9 +63,13 @@ export function argumentsText(input: unknown): string {
   return input === undefined ? '{}' : JSON.stringify(input);
 }
 
-/** Parses tool-call arguments for a wire format that needs an object; keeps invalid JSON as a string. */
+/**
+ * Parses tool-call arguments for a wire format that needs an object; keeps invalid JSON, and JSON
+ * nested too deep to write back, as a string.
+ */
 export function argumentsValue(text: string): unknown {
   if (text.trim() === '') return {};
+  if (jsonTextDepthExcess(text) !== undefined) return text;
   try {
     return JSON.parse(text);
   } catch {

@@ -1,0 +1,87 @@
+/**
+ * @module
+ * Depth limits for JSON. V8's `JSON.stringify` recurses once per level and runs out of stack a few
+ * thousand levels down ("Maximum call stack size exceeded"), and `JSON.parse` of a body of 16 million
+ * `[` takes seconds; a request nested that deep is an attack, not a conversation. Text is checked
+ * before it is parsed, values before they are converted, both in one linear pass with no recursion.
+ */
+
+/**
+ * The deepest nesting Spillway reads. Real requests nest a few dozen levels (a tool's JSON Schema
+ * is the deepest part), and serde_json, under many Rust inference servers, refuses past 128 by
+ * default (`Deserializer::disable_recursion_limit` docs); 512 is far above both and far below the
+ * ~4,500 levels where Node 20's default stack gives out in `JSON.stringify`.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Where a JSON text first nests deeper than `maxDepth`, and how deep it was there. */
+export interface JsonDepthExcess {
+  /** The offset (UTF-16 code unit; a byte offset for latin1-decoded bytes) of the bracket that went too deep. */
+  offset: number;
+  maxDepth: number;
+}
+
+/** The index of the quote that closes the string opened at `open`, or -1 when it is not closed. */
+function closingQuote(text: string, open: number): number {
+  let at = open + 1;
+  for (;;) {
+    at = text.indexOf('"', at);
+    if (at === -1) return -1;
+    let slashes = 0;
+    for (let back = at - 1; back > open && text.charCodeAt(back) === 0x5c; back--) slashes++;
+    if (slashes % 2 === 0) return at;
+    at++;
+  }
+}
+
+/**
+ * Scans a JSON text (before parsing it) for nesting deeper than `maxDepth`: the place it first goes
+ * too deep, or `undefined`. Strings are skipped whole (a native search for their closing quote), so
+ * the scan costs little beyond reading the structure. Bytes decoded as latin1 scan the same way:
+ * UTF-8 never uses bytes below 0x80 inside a multi-byte character.
+ *
+ * @example
+ * jsonTextDepthExcess('['.repeat(10_000)); // { offset: 512, maxDepth: 512 }
+ */
+export function jsonTextDepthExcess(text: string, maxDepth = MAX_JSON_DEPTH): JsonDepthExcess | undefined {
+  let depth = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      const end = closingQuote(text, index);
+      if (end === -1) return undefined;
+      index = end;
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > maxDepth) return { offset: index, maxDepth };
+    } else if (code === 0x5d || code === 0x7d) depth--;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a value nests arrays and objects deeper than `maxDepth` (an iterative walk; an object met
+ * again is walked again only when met deeper, so shared structures cost little and a cycle counts
+ * as too deep, as it is for `JSON.stringify`).
+ *
+ * @example
+ * valueDepthExceeds(JSON.parse('[[[1]]]'), 2); // true
+ */
+export function valueDepthExceeds(value: unknown, maxDepth = MAX_JSON_DEPTH): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  const seen = new Map<object, number>();
+  while (stack.length > 0) {
+    const { value: item, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof item !== 'object' || item === null || (seen.get(item) ?? -1) >= depth) continue;
+    if (depth + 1 > maxDepth) return true;
+    seen.set(item, depth);
+    const children = Array.isArray(item) ? item : Object.values(item);
+    for (const child of children)
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/** The message for a value or text nested too deep, saying what to do. */
+export function tooDeepMessage(what: string, maxDepth = MAX_JSON_DEPTH): string {
+  return `${what} nests arrays and objects deeper than ${maxDepth} levels; no conversation needs that many, so send a flatter one`;
+}

@@ -1,0 +1,160 @@
+/**
+ * @module
+ * One client request from the socket to the handler: the request target parsed (a target the URL
+ * parser rejects is a 400, never a crash), the route chosen, the body read within its limits, and
+ * every outcome that is not the handler's (a client that went away, a failure nobody expected)
+ * answered, logged and counted once.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SpillwayError } from '../core/index.js';
+import { forwardUnchanged } from './forward-unchanged.js';
+import { handleChatRequest } from './handle-chat-request.js';
+import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
+import { readRequestBody } from './read-request-body.js';
+import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
+import { screenChatBody } from './screen-chat-body.js';
+
+/**
+ * The status recorded for a request whose client went away before the answer was complete
+ * (nginx's 499, "client closed request"): neither a success nor a failure of the proxy.
+ */
+export const CLIENT_CLOSED_STATUS = 499;
+
+type Route = 'healthz' | 'metrics' | 'chat_completions' | 'messages' | 'forward' | 'invalid';
+
+function routeOf(method: string, pathname: string, runtime: ProxyRuntime): Route {
+  if (pathname === '/healthz') return 'healthz';
+  if (pathname === '/metrics') return 'metrics';
+  if (method === 'POST' && pathname === '/v1/chat/completions') return 'chat_completions';
+  if (method === 'POST' && pathname === '/v1/messages' && runtime.upstreamFormat === 'anthropic')
+    return 'messages';
+  return 'forward';
+}
+
+/** The request target as a URL, or `undefined` when it is none (`//%zz/`, `http://[/x`, `//x:-1/`). */
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://proxy');
+  } catch {
+    return undefined;
+  }
+}
+
+function sendText(response: ServerResponse, contentType: string, text: string): void {
+  response.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** Reads the body and hands the exchange to the handler its route names. */
+async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Route): Promise<void> {
+  const { request, response } = exchange;
+  if (route === 'healthz') {
+    const health = { status: 'ok', upstream: runtime.upstreamRoot, store: runtime.state.store.kind };
+    sendText(response, 'application/json', JSON.stringify(health));
+    return;
+  }
+  if (route === 'metrics') {
+    sendText(response, 'text/plain; version=0.0.4; charset=utf-8', runtime.metrics.render());
+    return;
+  }
+  const read = await readRequestBody(request, runtime.maxBodyBytes);
+  if (read.kind === 'aborted') {
+    runtime.log({ level: 'info', event: 'client_aborted', route, bytes: read.bytes });
+    return;
+  }
+  if (read.kind === 'too_large') {
+    const message = `the request body is ${read.bytes} bytes, over the proxy's limit of ${runtime.maxBodyBytes} bytes; send less, or raise --max-body-bytes`;
+    sendProxyError(
+      exchange,
+      { status: 413, message, type: 'invalid_request_error', code: 'request_too_large' },
+      { connection: 'close' },
+    );
+    return;
+  }
+  if (route === 'forward') {
+    await forwardUnchanged({ runtime, exchange, body: read.body });
+    return;
+  }
+  if (!(await screenChatBody({ runtime, exchange, body: read.body }))) return;
+  await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
+  runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
+}
+
+/** What an error nobody handled becomes: the client's own mistake is a 400, anything else a 500. */
+function answerFailure(runtime: ProxyRuntime, exchange: Exchange, route: Route, error: unknown): void {
+  const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
+  if (exchange.signal.aborted) {
+    runtime.log({ level: 'info', event: 'client_aborted', route });
+    return;
+  }
+  if (SpillwayError.isInstance(error) && error.code === 'invalid_request') {
+    sendProxyError(exchange, {
+      status: 400,
+      message,
+      type: 'invalid_request_error',
+      code: typeof error.data.code === 'string' ? error.data.code : 'invalid_request',
+      ...(typeof error.data.param === 'string' ? { param: error.data.param } : {}),
+    });
+    return;
+  }
+  runtime.log({ level: 'error', event: 'internal_error', route, message });
+  sendProxyError(exchange, {
+    status: 500,
+    message: `Spillway proxy failed: ${message}; please report this`,
+    type: 'server_error',
+    code: 'internal_error',
+  });
+}
+
+/**
+ * The proxy's request listener. Every request is counted once, when its response closes: with its
+ * status, or {@link CLIENT_CLOSED_STATUS} when the client left before the answer was complete.
+ *
+ * @example
+ * const server = createServer(exchangeListener(runtime));
+ */
+export function exchangeListener(
+  runtime: ProxyRuntime,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    const started = performance.now();
+    const url = parseTarget(request.url);
+    const method = request.method ?? 'GET';
+    const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname, runtime);
+    const controller = new AbortController();
+    response.on('close', () => {
+      const finished = response.writableFinished;
+      if (!finished) controller.abort();
+      const status = finished ? response.statusCode : CLIENT_CLOSED_STATUS;
+      runtime.metrics.requests.add({ route, status: String(status) });
+    });
+    const exchange: Exchange = {
+      request,
+      response,
+      path: url === undefined ? '/' : `${url.pathname}${url.search}`,
+      started,
+      upstreamMs: 0,
+      secrets: secretsOf(request.headers),
+      credential: credentialIdentity(request.headers),
+      signal: controller.signal,
+      format: route === 'messages' ? 'anthropic' : 'openai',
+    };
+    if (url === undefined) {
+      request.resume();
+      sendProxyError(
+        exchange,
+        {
+          status: 400,
+          message: `the request target ${JSON.stringify(request.url?.slice(0, 200))} is not a valid URL path; send a path such as /v1/chat/completions`,
+          type: 'invalid_request_error',
+          code: 'invalid_url',
+        },
+        { connection: 'close' },
+      );
+      return;
+    }
+    serveRoute(runtime, exchange, route).catch((error: unknown) =>
+      answerFailure(runtime, exchange, route, error),
+    );
+  };
+}
