@@ -15,6 +15,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { median } from '../test/support/median.js';
 import {
   CACHED_INPUT_PRICE,
   countRequest,
@@ -31,11 +32,6 @@ import {
 export const REPLAY_WINDOWS = [8_192, 16_384, 32_768, 200_000] as const;
 
 const FIXTURES = new URL('../test/fixtures/transcripts/', import.meta.url);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 /** The recorded prompt tokens of each step against the provider's count of the same history. */
 function recordedAgainstReplay(transcript: Transcript) {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Message, splitTurns, toOpenAIChat, validatePairing } from '../../src/core/index.js';
+import {
+  type ChatRequest,
+  type Message,
+  splitTurns,
+  toOpenAIChat,
+  validatePairing,
+} from '../../src/core/index.js';
 import {
   countRequest,
   createReplayProvider,
@@ -10,6 +16,11 @@ import {
 
 const FIXTURE = new URL('../fixtures/transcripts/pi-sonnet-4-5-2025-11-20.jsonl', import.meta.url).pathname;
 const WINDOW = 8_192;
+
+/** The request of the step whose reply is message `at`: the recorded history before it. */
+function requestBefore(messages: readonly Message[], at: number): ChatRequest {
+  return { format: 'openai', messages: messages.slice(0, at), tools: [], extra: {} };
+}
 const STEPS = 30;
 
 function wire(message: Message): string {
@@ -31,22 +42,11 @@ describe('replaying a recorded agent session through the driver', () => {
 
   it('has the provider reject a request over its window with OpenAI wording, and count one under it', async () => {
     const provider = createReplayProvider({ window: 1_000, model: 'gpt-4o' });
-    const step = transcript.steps.find((candidate) => {
-      const request = {
-        format: 'openai' as const,
-        messages: transcript.messages.slice(0, candidate.at),
-        tools: [],
-        extra: {},
-      };
-      return countRequest(request) > 1_000;
-    });
+    const step = transcript.steps.find(
+      (candidate) => countRequest(requestBefore(transcript.messages, candidate.at)) > 1_000,
+    );
     if (!step) throw new Error('the fixture has no step over 1,000 tokens');
-    const request = {
-      format: 'openai' as const,
-      messages: transcript.messages.slice(0, step.at),
-      tools: [],
-      extra: {},
-    };
+    const request = requestBefore(transcript.messages, step.at);
     provider.answerWith(transcript.messages[step.at] as Message);
     const fit = { budget: 900, window: 1_000 } as never;
     const rejected = await provider.transport.send(request, { attempt: 1, fit });
@@ -55,12 +55,7 @@ describe('replaying a recorded agent session through the driver', () => {
     expect(!rejected.ok && JSON.parse(rejected.body ?? '{}').error.code).toBe('context_length_exceeded');
     const first = transcript.steps[0];
     if (!first) throw new Error('the fixture has no step');
-    const small = {
-      format: 'openai' as const,
-      messages: transcript.messages.slice(0, first.at),
-      tools: [],
-      extra: {},
-    };
+    const small = requestBefore(transcript.messages, first.at);
     provider.answerWith(transcript.messages[first.at] as Message);
     const answered = await provider.transport.send(small, { attempt: 1, fit });
     expect(answered.ok && answered.usage?.promptTokens).toBe(countRequest(small));

@@ -6,6 +6,7 @@
  */
 import { type ChatRequest, type Message, toOpenAIChat } from '../../../src/core/index.js';
 import { countRenderedTokens, getTokenizer, IM_START } from '../../../src/emulator/index.js';
+import { median } from '../median.js';
 import { countRequest } from './replay-provider.js';
 import type { ReplayRun, ReplaySend } from './replay-transcript.js';
 
@@ -70,14 +71,6 @@ export function commonPrefix(earlier: readonly Message[], later: readonly Messag
     if (a !== b && wireOf(a) !== wireOf(b)) return index;
   }
   return length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const GENERATION_PROMPT = `${IM_START}assistant\n`;
