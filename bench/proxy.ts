@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fakeToolResult } from '../src/emulator/index.js';
+import { median } from '../test/support/median.js';
 import { round } from './timing.js';
 
 interface Histogram {
@@ -200,14 +201,6 @@ async function load(url: string, body: string, connections: number, amount: numb
     timeout,
   });
   return { ...result, seconds: (performance.now() - started) / 1_000 };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Each figure the median over rounds. */

@@ -1,6 +1,6 @@
 /**
- * `npm run eval`: estimator accuracy, classifier side by side with peers, and the recovery scenario
- * matrix, printed and written to bench/results/<name>.json. Deterministic (seeded).
+ * `npm run eval`: estimator accuracy, classifier side by side with peers, the recovery scenario
+ * matrix and real agent sessions replayed at small windows, printed and written to bench/results/<name>.json. Deterministic (seeded).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 
@@ -8,6 +8,7 @@ const EVALS: Array<{ name: string; load: () => Promise<() => Promise<unknown>> }
   { name: 'eval-estimator', load: async () => (await import('./estimator.js')).evalEstimator },
   { name: 'eval-classifier', load: async () => (await import('./classifier.js')).evalClassifier },
   { name: 'recovery', load: async () => (await import('./recovery.js')).evalRecovery },
+  { name: 'eval-transcripts', load: async () => (await import('./transcripts.js')).evalTranscripts },
 ];
 
 const results = new URL('../bench/results/', import.meta.url);
