@@ -1,8 +1,10 @@
 /** What a tool asks the user before it acts (writing a file, running a command). */
 export interface ActionRequest {
   tool: string;
-  /** One line for the prompt: `write notes.md (120 bytes)`, `run npm test`. */
+  /** One line for the prompt, with the real path: `write notes.md (120 bytes, new file)`, `run npm test`. */
   summary: string;
+  /** What the action does, for the user to look at first: a diff, a new file's lines, a command. */
+  preview?: string;
   /** Aborted when the turn is cancelled: the question is withdrawn. */
   signal?: AbortSignal;
 }

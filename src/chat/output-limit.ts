@@ -12,6 +12,28 @@ export interface OutputLimit {
   model?: string;
 }
 
+/**
+ * The most characters of one line a tool result shows (a minified bundle is one line of 160 KB: whole,
+ * it could never fit a result, and a reader that only cuts between lines would make no progress).
+ */
+export const LINE_MAX_CHARS = 2_000;
+
+/**
+ * A line cut to `maxChars` characters, with a marker that says how much is left out; shorter lines
+ * come back unchanged.
+ *
+ * @example
+ * cutLine({ line: 'x'.repeat(5_000), maxChars: 2_000 }); // 'xx…x [… 3,000 more characters on this line]'
+ */
+export function cutLine({ line, maxChars = LINE_MAX_CHARS }: { line: string; maxChars?: number }): string {
+  if (line.length <= maxChars) return line;
+  // Never split a surrogate pair: the cut text stays valid UTF-16.
+  let end = Math.max(0, maxChars);
+  const code = line.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${line.slice(0, end)} [… ${(line.length - end).toLocaleString('en-US')} more characters on this line]`;
+}
+
 /** No limit besides each tool's characters cap. */
 export const NO_OUTPUT_LIMIT: OutputLimit = { tokens: () => Number.POSITIVE_INFINITY };
 
@@ -46,4 +68,31 @@ export function linesThatFit({
     kept++;
   }
   return kept;
+}
+
+/**
+ * The first line of a result when not even it fits: cut (by halves) until its estimate fits the limit
+ * and `maxChars`, so a reader always makes progress. Never shorter than 200 characters.
+ *
+ * @example
+ * const shown = lineThatFits({ line: minified, maxChars: 64_000, limit }); // '…[… 158,000 more characters on this line]'
+ */
+export function lineThatFits({
+  line,
+  maxChars,
+  limit,
+}: {
+  line: string;
+  maxChars: number;
+  limit: OutputLimit;
+}): string {
+  const maxTokens = limit.tokens();
+  const options = limit.model === undefined ? {} : { model: limit.model };
+  let chars = Math.min(line.length, maxChars);
+  for (;;) {
+    const cut = cutLine({ line, maxChars: chars });
+    if (chars <= 200 || !Number.isFinite(maxTokens) || estimateTokens(cut, options).total <= maxTokens)
+      return cut;
+    chars = Math.floor(chars / 2);
+  }
 }
