@@ -3,7 +3,7 @@
  * One chat: the conversation, its session in the store, and the tool loop that answers each prompt.
  */
 import { randomUUID } from 'node:crypto';
-import { type ConversationDriver, computeBudget, type Message } from '../core/index.js';
+import { type Budget, type ConversationDriver, computeBudget, type Message } from '../core/index.js';
 import {
   type LoopEvent,
   type LoopResult,
@@ -20,8 +20,10 @@ import {
   syncSessionStore,
 } from '../store/index.js';
 import { type CompactHistoryResult, compactHistory } from './compact-history.js';
-import { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
+import { type ContextStatus, contextStatus, type LastExchange, type SentExchange } from './context-status.js';
 import { emptyLoopState, loadSessionState } from './load-session-state.js';
+import { reportToolCalls, type ToolCallReports } from './report-tool-calls.js';
+import { addUsage, emptyUsage, type UsageFigures, withUsageMeter } from './session-usage.js';
 import { cancelledResults } from './sync-session-store.js';
 
 /** The system prompt of a new session when the config sets none. */
@@ -53,24 +55,19 @@ export interface ChatSessionOptions {
 }
 
 /** Options of one {@link ChatSession.send}. */
-export interface SendOptions {
+export interface SendOptions extends ToolCallReports {
   signal?: AbortSignal;
   onEvent?: (event: LoopEvent) => void;
-  /** Called as a tool is about to run, with the arguments the model sent. */
-  onToolCall?: (call: { name: string; args: unknown }) => void;
-  /** Called when a tool failed, with what the model is told. */
-  onToolError?: (failure: { name: string; message: string }) => void;
 }
 
-/** The context meter shown after a turn. */
-export interface ContextMeter {
-  /** Prompt tokens of the last request: the provider's count when it reported one, else the estimate. */
-  tokens: number;
-  reported: boolean;
-  window: number;
-  budget: number;
-  /** Estimated tokens of the tool schemas. */
-  schemas: number;
+/** The model a session talks to, with what its window was resolved to. */
+export interface ChatModel {
+  model: string;
+  driver: ConversationDriver;
+  /** The limits the driver was built from, with their sources. */
+  limits: ResolvedLimits;
+  /** The reserve the driver was given (`undefined`: the output cap or the default share). */
+  reserve?: number;
 }
 
 /**
@@ -83,14 +80,27 @@ export interface ContextMeter {
  * console.log(result.text, session.meter());
  */
 export class ChatSession {
-  readonly #options: ChatSessionOptions;
+  #options: ChatSessionOptions;
+  /** The client, counting the usage of every reply (summaries included) into the session's figures. */
+  readonly #client: ChatSessionOptions['client'];
   #sessionId: string | undefined;
   #state: LoopState = emptyLoopState();
-  #lastFit: { estimate: number; budget: number; window: number } | undefined;
-  #lastReported: number | undefined;
+  /** The last request the provider counted, as sent, with its reply; and the exchange it made. */
+  #lastSent: SentExchange | undefined;
+  #lastExchange: LastExchange | undefined;
+  #usage: UsageFigures = emptyUsage();
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
+    this.#client = withUsageMeter(options.client, ({ usage, request, reply }) => {
+      this.#usage = addUsage(this.#usage, usage);
+      this.#lastSent = {
+        prompt: usage.promptTokens,
+        completion: usage.completionTokens,
+        sent: [...request.messages, reply],
+        tools: request.tools,
+      };
+    });
   }
 
   get id(): string | undefined {
@@ -123,11 +133,40 @@ export class ChatSession {
     return this.#options.driver.manager.windowFor(this.#options.model) ?? this.#options.limits.contextLength;
   }
 
+  /** The reserve given to the driver (`undefined`: the output cap or the default share). */
+  get reserve(): number | undefined {
+    return this.#options.reserve;
+  }
+
   /** The prompt budget for the current window. */
   get budget(): number {
-    const { limits, reserve, safetyRatio } = this.#options;
-    return computeBudget({ contextLength: this.window, outputCap: limits.outputCap, reserve, safetyRatio })
-      .budget;
+    return this.budgetFigures().budget;
+  }
+
+  /** The output cap in force: learned from an overflow error, else the resolved one. */
+  get outputCap(): number | undefined {
+    return this.#options.driver.manager.outputCapFor(this.#options.model) ?? this.#options.limits.outputCap;
+  }
+
+  /** Every figure of the budget in force: window, reserve, safety margin and prompt budget. */
+  budgetFigures(): Budget {
+    const { reserve, safetyRatio } = this.#options;
+    return computeBudget({ contextLength: this.window, outputCap: this.outputCap, reserve, safetyRatio });
+  }
+
+  /** The session's token figures: requests, prompt tokens (cached and not), reply tokens. */
+  get usageFigures(): UsageFigures {
+    return this.#usage;
+  }
+
+  /** Talks to another model from the next prompt on; the history stays. */
+  useModel({ model, driver, limits, reserve }: ChatModel): void {
+    const { reserve: _previous, ...rest } = this.#options;
+    this.#options = { ...rest, model, driver, limits, ...(reserve === undefined ? {} : { reserve }) };
+    // The saved driver state (calibration, cut state) belongs to the model it was measured on.
+    const { driver: _saved, ...state } = this.#state;
+    this.#state = state;
+    this.#forgetRun();
   }
 
   /** Sends a prompt and runs the tools the model asks for until it answers. */
@@ -135,7 +174,9 @@ export class ChatSession {
     text: string,
     { signal, onEvent, onToolCall, onToolError }: SendOptions = {},
   ): Promise<LoopResult> {
-    const { store, driver, client, model, maxIterations = DEFAULT_MAX_ITERATIONS } = this.#options;
+    const { store, driver, model, maxIterations = DEFAULT_MAX_ITERATIONS } = this.#options;
+    const client = this.#client;
+    const created = this.#sessionId === undefined;
     const sessionId = this.#ensureSession(text);
     const promptId = `prompt-${randomUUID().slice(0, 8)}`;
     const user: Message = { role: 'user', content: text };
@@ -152,18 +193,20 @@ export class ChatSession {
       model,
       resume: this.#state,
       // Read before every send: tools loaded on demand (MCP deferred loading) join the next request.
-      tools: this.#tools(onToolCall, onToolError),
+      tools: reportToolCalls(() => this.#options.tools(), {
+        ...(onToolCall ? { onToolCall } : {}),
+        ...(onToolError ? { onToolError } : {}),
+      }),
       maxIterations: start + maxIterations,
       stream: this.#options.stream ?? true,
       hooks: sessionStoreHooks(store, sessionId),
       ...(signal ? { signal } : {}),
-      onEvent: (event) => {
-        this.#observe(event);
-        onEvent?.(event);
-      },
+      ...(onEvent ? { onEvent } : {}),
     });
     this.#state = result.state;
     this.#afterRun({ result, sessionId, promptId, user, added, start });
+    this.#recordExchange(result);
+    if (created) this.#forgetIfNothingCameBack(result);
     return result;
   }
 
@@ -184,7 +227,7 @@ export class ChatSession {
       keepTurns: 1,
       messages: this.#state.messages,
       tools: this.#options.tools(),
-      client: this.#options.client,
+      client: this.#client,
       manager: this.#options.driver.manager,
       model: this.#options.model,
       ...(this.#options.summaryMaxTokens === undefined
@@ -219,8 +262,15 @@ export class ChatSession {
     driver.manager.reset();
     if (state.driver) driver.restore(state.driver);
     this.#sessionId = session.id;
-    this.#lastFit = undefined;
-    this.#lastReported = undefined;
+    this.#forgetRun();
+    // The store keeps prompt and reply tokens per request, not the cache figures.
+    this.#usage = {
+      ...emptyUsage(),
+      requests: state.usage.providerCalls,
+      promptTokens: state.usage.promptTokens,
+      completionTokens: state.usage.completionTokens,
+      withoutCacheFigure: state.usage.providerCalls,
+    };
     return session;
   }
 
@@ -229,33 +279,23 @@ export class ChatSession {
     this.#sessionId = undefined;
     this.#state = emptyLoopState();
     this.#options.driver.manager.reset();
-    this.#lastFit = undefined;
-    this.#lastReported = undefined;
+    this.#forgetRun();
+    this.#usage = emptyUsage();
   }
 
-  /** Where the context goes (`/context`). */
-  context(): ContextBreakdown {
-    return contextBreakdown({
+  /** How full the window is: the one figure the meter and `/context` show. */
+  contextStatus(): ContextStatus {
+    const figures = this.budgetFigures();
+    return contextStatus({
       messages: this.#state.messages,
       tools: this.#options.tools(),
       model: this.#options.model,
+      manager: this.#options.driver.manager,
+      window: figures.window,
+      budget: figures.budget,
+      ...(this.#lastExchange ? { last: this.#lastExchange } : {}),
+      ...(this.#lastSent ? { lastSent: this.#lastSent } : {}),
     });
-  }
-
-  /** The meter after a turn. */
-  meter(): ContextMeter {
-    const schemas = contextBreakdown({
-      messages: [],
-      tools: this.#options.tools(),
-      model: this.#options.model,
-    }).schemas.tokens;
-    return {
-      tokens: this.#lastReported ?? this.#lastFit?.estimate ?? 0,
-      reported: this.#lastReported !== undefined,
-      window: this.#lastFit?.window ?? this.window,
-      budget: this.#lastFit?.budget ?? this.budget,
-      schemas,
-    };
   }
 
   #ensureSession(text: string): string {
@@ -265,48 +305,35 @@ export class ChatSession {
     return this.#sessionId;
   }
 
-  /**
-   * The tools for the loop, wrapped to report calls and failures; each tool is wrapped once, so the
-   * list keeps its identity between sends and the loop keeps the same tool block bytes.
-   */
-  #tools(onToolCall: SendOptions['onToolCall'], onToolError: SendOptions['onToolError']): () => LoopTool[] {
-    if (!onToolCall && !onToolError) return () => this.#options.tools();
-    const wrapped = new WeakMap<LoopTool, LoopTool>();
-    const wrap = (tool: LoopTool): LoopTool => ({
-      ...tool,
-      execute: async (args, context) => {
-        onToolCall?.({ name: tool.name, args });
-        try {
-          return await tool.execute(args, context);
-        } catch (error) {
-          onToolError?.({ name: tool.name, message: (error as Error).message ?? String(error) });
-          throw error;
-        }
-      },
-    });
-    let source: LoopTool[] | undefined;
-    let list: LoopTool[] = [];
-    return () => {
-      const tools = this.#options.tools();
-      if (tools === source) return list;
-      source = tools;
-      list = tools.map((tool) => {
-        let entry = wrapped.get(tool);
-        if (!entry) {
-          entry = wrap(tool);
-          wrapped.set(tool, entry);
-        }
-        return entry;
-      });
-      return list;
-    };
+  #forgetRun(): void {
+    this.#lastSent = undefined;
+    this.#lastExchange = undefined;
   }
 
-  #observe(event: LoopEvent): void {
-    if (event.type === 'fit') {
-      this.#lastFit = { estimate: event.estimate, budget: event.budget, window: event.window };
-      this.#lastReported = undefined;
-    } else if (event.type === 'usage') this.#lastReported = event.promptTokens;
+  /** The provider's count of the run's last exchange, when the run ended with that reply. */
+  #recordExchange(result: LoopResult): void {
+    const sent = this.#lastSent;
+    const ended = result.reason === 'completed' || result.reason === 'max_iterations';
+    const messages = this.#state.messages;
+    this.#lastExchange =
+      ended && sent && messages.at(-1)?.role === 'assistant'
+        ? { ...sent, messages, length: messages.length }
+        : undefined;
+  }
+
+  /**
+   * A new session whose first prompt failed before the model answered anything is taken out of the
+   * store, so failed attempts (a wrong key, an unreachable server) do not fill the session list.
+   */
+  #forgetIfNothingCameBack(result: LoopResult): void {
+    const sessionId = this.#sessionId;
+    if (sessionId === undefined || result.reason === 'completed' || result.reason === 'max_iterations')
+      return;
+    if (this.#state.messages.some((message) => message.role === 'assistant')) return;
+    this.#options.store.deleteSession(sessionId);
+    this.#sessionId = undefined;
+    this.#state = emptyLoopState();
+    this.#forgetRun();
   }
 
   #afterRun({

@@ -10,6 +10,7 @@ import {
   type ModelClient,
   ProviderError,
 } from '../providers/index.js';
+import { copyProviderError } from './copy-provider-error.js';
 
 /** Where `--base-url` points when neither the flag nor the config gives one. */
 export const DEFAULT_BASE_URLS = {
@@ -47,25 +48,6 @@ export function resolveApiKey({
   return { source: 'none' };
 }
 
-/** A provider error classified again with the user's rows, which win over the catalog. */
-class ReclassifiedProviderError extends ProviderError {
-  constructor(original: ProviderError, overflow: ProviderError['overflow']) {
-    super(
-      original.message,
-      {
-        failure: original.failure,
-        ...(original.status === undefined ? {} : { status: original.status }),
-        headers: original.headers,
-        ...(original.body === undefined ? {} : { body: original.body }),
-      },
-      { cause: original },
-    );
-    const self = this as { overflow: ProviderError['overflow']; data: Record<string, unknown> };
-    self.overflow = overflow;
-    self.data = { ...this.data, overflow: overflow.kind };
-  }
-}
-
 /**
  * Wraps a client so that its errors are classified with `patterns` before the catalog (the provider
  * clients classify with the catalog alone). Without patterns the client is returned as is.
@@ -87,7 +69,7 @@ export function withOverflowPatterns(client: ModelClient, patterns: readonly Ove
           patterns: [...patterns],
         });
         if (overflow.pattern === error.overflow.pattern) throw error;
-        throw new ReclassifiedProviderError(error, overflow);
+        throw copyProviderError(error, { overflow });
       }
     },
   };

@@ -37,7 +37,8 @@ describe('edit_file', () => {
       {
         tool: 'edit_file',
         summary: 'edit a.ts (1 replacement at line 2)',
-        preview: '--- a.ts\n+++ a.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n const c = 1;\n',
+        preview:
+          '--- a.ts\n+++ a.ts\n@@ -1,3 +1,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n const c = 1;\n',
       },
     ]);
   });

@@ -32,7 +32,8 @@ export function applyEdit({
 }): { after: string; lines: number[] } {
   const fail = (reason: string, message: string, data: Record<string, unknown> = {}) =>
     new SpillwayError('invalid_argument', message, { data: { reason, path: shown, ...data } });
-  if (oldString === newString) throw fail('no_change', 'old_string and new_string are the same; nothing to edit');
+  if (oldString === newString)
+    throw fail('no_change', 'old_string and new_string are the same; nothing to edit');
   const found = occurrences(text, oldString);
   const lines = found.map((offset) => lineAt(text, offset));
   if (found.length === 0)
@@ -74,7 +75,8 @@ export function createEditFileTool({ root, confirm }: { root: string; confirm: C
           'invalid_argument',
           'give "old_string" as the exact, non-empty text to replace; to create a file use write_file',
         );
-      if (typeof newString !== 'string') throw new SpillwayError('invalid_argument', 'give "new_string" as a string');
+      if (typeof newString !== 'string')
+        throw new SpillwayError('invalid_argument', 'give "new_string" as a string');
       const target = await resolveWorkspacePath({ root, path });
       const before = await readRegularFile(target);
       const { after, lines } = applyEdit({

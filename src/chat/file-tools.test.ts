@@ -1,5 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -82,8 +90,8 @@ describe('the chat file tools', () => {
     symlinkSync('/etc/passwd', join(root, 'passwd'));
     symlinkSync(outside, join(root, 'linkdir'));
     const { run, asked } = tools(root, true);
-    const reason = (promise: Promise<unknown>) =>
-      promise.then(
+    const reason = (pending: unknown) =>
+      Promise.resolve(pending).then(
         () => 'accepted',
         (error: unknown) => (SpillwayError.isInstance(error) ? error.data.reason : String(error)),
       );
@@ -102,7 +110,9 @@ describe('the chat file tools', () => {
     const root = project();
     symlinkSync('src', join(root, 'code'));
     const { run, asked } = tools(root, true);
-    expect(await run('write_file', { path: 'code/b.ts', content: 'export {};\n' })).toBe('wrote src/b.ts (11 bytes)');
+    expect(await run('write_file', { path: 'code/b.ts', content: 'export {};\n' })).toBe(
+      'wrote src/b.ts (11 bytes)',
+    );
     expect(asked[0]?.summary).toBe('write code/b.ts → src/b.ts (11 bytes, new file)');
     expect(readFileSync(join(root, 'src', 'b.ts'), 'utf8')).toBe('export {};\n');
   });
@@ -118,9 +128,13 @@ describe('the chat file tools', () => {
     const root = project();
     execFileSync('mkfifo', [join(root, 'pipe')]);
     const { run } = tools(root);
-    await expect(run('read_file', { path: 'pipe' })).rejects.toThrow(/pipe is a named pipe; the file tools read regular files only/);
+    await expect(run('read_file', { path: 'pipe' })).rejects.toThrow(
+      /pipe is a named pipe; the file tools read regular files only/,
+    );
     await expect(run('search_text', { query: 'x', path: 'pipe' })).rejects.toThrow(/named pipe/);
-    await expect(run('read_file', { path: 'src' })).rejects.toThrow(/src is a directory; .*use list_directory/);
+    await expect(run('read_file', { path: 'src' })).rejects.toThrow(
+      /src is a directory; .*use list_directory/,
+    );
     expect(await run('search_text', { query: 'retrylimit' })).toContain('src/a.ts:1:');
   });
 
@@ -131,12 +145,22 @@ describe('the chat file tools', () => {
     const { run } = tools(root);
     const first = (await run('read_file', { path: 'bundle.min.js' })) as string;
     expect(first.startsWith('var a=1;var a=1;')).toBe(true);
-    expect(first).toContain(`[… ${(minified.length - 2_000).toLocaleString('en-US')} more characters on this line]`);
+    expect(first).toContain(
+      `[… ${(minified.length - 2_000).toLocaleString('en-US')} more characters on this line]`,
+    );
     expect(first).toContain('second line');
-    const [limited] = createFileTools({ root, confirm: async () => false, outputLimit: { tokens: () => 100 } });
+    const [limited] = createFileTools({
+      root,
+      confirm: async () => false,
+      outputLimit: { tokens: () => 100 },
+    });
     const cut = (await limited?.execute({ path: 'bundle.min.js' }, { callId: 'c' })) as string;
-    expect(cut).toMatch(/more characters on this line\]\n\[… 2 more lines; call read_file with offset 2 to read on\]$/);
-    expect(await limited?.execute({ path: 'bundle.min.js', offset: 2 }, { callId: 'c' })).toBe('second line\n');
+    expect(cut).toMatch(
+      /more characters on this line\]\n\[… 2 more lines; call read_file with offset 2 to read on\]$/,
+    );
+    expect(await limited?.execute({ path: 'bundle.min.js', offset: 2 }, { callId: 'c' })).toBe(
+      'second line\n',
+    );
   });
 
   it('lists a directory by name, directories marked with a slash, files with their size', async () => {
@@ -163,7 +187,11 @@ describe('the chat file tools', () => {
       /the user did not allow writing notes\/n\.md/,
     );
     expect(refused.asked).toEqual([
-      { tool: 'write_file', summary: 'write notes/n.md (2 bytes, new file)', preview: '+++ notes/n.md (new file)\n+hi' },
+      {
+        tool: 'write_file',
+        summary: 'write notes/n.md (2 bytes, new file)',
+        preview: '+++ notes/n.md (new file)\n+hi',
+      },
     ]);
     const allowed = tools(root, true);
     expect(await allowed.run('write_file', { path: 'notes/n.md', content: 'hi' })).toBe(

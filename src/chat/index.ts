@@ -10,12 +10,14 @@
  * const chat = await openChatSession({ config: await loadChatConfig(), flags: { model: 'gpt-4o' }, confirm: bridge.confirm });
  * await runInteractiveChat({ chat, confirm: bridge });
  */
+export { type ApprovalAnswer, createApprovalAsker, readApprovalAnswer } from './ask-approval.js';
 export { createBuiltinTools } from './builtin-tools.js';
+export { meterOf } from './chat-meter.js';
 export { type ChatPrinter, createChatPrinter } from './chat-printer.js';
 export {
+  type ChatModel,
   ChatSession,
   type ChatSessionOptions,
-  type ContextMeter,
   DEFAULT_MAX_ITERATIONS,
   DEFAULT_SYSTEM_PROMPT,
   type SendOptions,
@@ -24,6 +26,7 @@ export { chooseReserve } from './choose-reserve.js';
 export { type CompactHistoryResult, compactHistory } from './compact-history.js';
 export { type ActionRequest, type ConfirmAction, unattendedConfirm } from './confirm-action.js';
 export { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
+export { type ContextStatus, contextStatus, type LastExchange, scaleToTotal } from './context-status.js';
 export {
   type CreateChatClientOptions,
   createChatClient,
@@ -33,8 +36,11 @@ export {
   withOverflowPatterns,
 } from './create-chat-client.js';
 export { type ChatNotice, describeEvent } from './describe-event.js';
+export { explainHttpError, requireApiKey, withErrorHints } from './explain-provider-error.js';
 export { createFileTools, LIST_MAX_ENTRIES, READ_MAX_CHARS, SEARCH_MAX_MATCHES } from './file-tools.js';
-export { CHAT_HELP, formatContext, formatLimits, formatMeter, formatSessions } from './format-chat.js';
+export { CHAT_HELP, formatContext, formatMeter, formatSessions } from './format-chat.js';
+export { formatLimits, type ReserveReason } from './format-limits.js';
+export { formatUsage } from './format-usage.js';
 export { emptyLoopState, findSession, loadSessionState } from './load-session-state.js';
 export {
   type ChatFlags,
@@ -42,7 +48,10 @@ export {
   type OpenChatSessionOptions,
   openChatSession,
 } from './open-chat-session.js';
-export { COMMAND_TIMEOUT_MS, createRunCommandTool } from './run-command-tool.js';
+export { PromptAssembler } from './prompt-assembler.js';
+export { readPipedPrompt } from './read-piped-prompt.js';
+export { replayTurns } from './replay-turns.js';
+export { COMMAND_TIMEOUT_MS, type CommandOutput, createRunCommandTool } from './run-command-tool.js';
 export {
   type ConfirmBridge,
   createConfirmBridge,
@@ -50,5 +59,7 @@ export {
   runInteractiveChat,
 } from './run-interactive-chat.js';
 export { type PrintModeOptions, resultError, runPrintMode } from './run-print-mode.js';
-export { runSlashCommand, SLASH_COMMANDS } from './run-slash-command.js';
+export { runSlashCommand, SLASH_COMMANDS, showResumed } from './run-slash-command.js';
+export { type ChatPrices, type UsageFigures, usageCost } from './session-usage.js';
 export { cancelledResults } from './sync-session-store.js';
+export { resolveWorkspacePath, type WorkspacePath } from './workspace-path.js';

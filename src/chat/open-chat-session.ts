@@ -5,13 +5,12 @@
  */
 
 import type { ChatConfig } from '../config/chat-config.js';
-import { COMPRESSION_BANDS, ConversationDriver, SpillwayError } from '../core/index.js';
+import { COMPRESSION_BANDS, SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
-import { type ResolvedLimits, resolveLimits } from '../models/index.js';
+import type { ResolvedLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
 import { createBuiltinTools } from './builtin-tools.js';
 import { ChatSession } from './chat-session.js';
-import { chooseReserve } from './choose-reserve.js';
 import type { ConfirmAction } from './confirm-action.js';
 import {
   createChatClient,
@@ -20,6 +19,11 @@ import {
   resolveApiKey,
 } from './create-chat-client.js';
 import type { ChatNotice } from './describe-event.js';
+import { requireApiKey, withErrorHints } from './explain-provider-error.js';
+import type { ReserveReason } from './format-limits.js';
+import { resolveChatModel } from './resolve-chat-model.js';
+import type { CommandOutput } from './run-command-tool.js';
+import type { ChatPrices } from './session-usage.js';
 
 /** Settings given on the command line; they win over the config file. */
 export interface ChatFlags {
@@ -44,18 +48,25 @@ export interface OpenChatSessionOptions {
   confirm: ConfirmAction;
   /** Start-up notices: MCP servers that failed, the API key's source… */
   onNotice?: (notice: ChatNotice) => void;
+  /** A running command's output, as it arrives. */
+  onCommandOutput?: CommandOutput;
   stream?: boolean;
 }
 
 /** An open chat and what closes it. */
 export interface OpenChat {
   session: ChatSession;
-  limits: ResolvedLimits;
-  /** The reserve given to the manager, and why. */
-  reserve: { tokens?: number; reason: 'config' | 'output cap' | 'default share' };
+  /** The limits of the model in use, with where each came from. */
+  readonly limits: ResolvedLimits;
+  /** Why the reserve given to the manager is what it is. */
+  readonly reserveReason: ReserveReason;
   baseUrl: string;
   format: 'openai' | 'anthropic';
   store: SessionStore;
+  /** Prices from the config, for the cost. */
+  prices?: ChatPrices;
+  /** Switches to another model from the next prompt on: its limits resolved, a new manager. */
+  useModel(model: string): Promise<ResolvedLimits>;
   /** Closes MCP connections and the store. */
   close(): Promise<void>;
 }
@@ -101,6 +112,7 @@ export async function openChatSession({
   root = process.cwd(),
   confirm,
   onNotice,
+  onCommandOutput,
   stream = true,
 }: OpenChatSessionOptions): Promise<OpenChat> {
   const configuredBase = flags.baseUrl ?? config.baseUrl;
@@ -112,43 +124,41 @@ export async function openChatSession({
       'invalid_argument',
       'give the model with --model ID, or set "model" in spillway.config.json',
     );
-  const { apiKey } = resolveApiKey({ format, ...(config.apiKey ? { configKey: config.apiKey } : {}), env });
-  const client = createChatClient({
+  const { apiKey, source: keySource } = resolveApiKey({
     format,
-    baseUrl,
-    ...(apiKey ? { apiKey } : {}),
-    overflowPatterns: config.overflowPatterns,
+    ...(config.apiKey ? { configKey: config.apiKey } : {}),
+    env,
   });
+  requireApiKey({ baseUrl, format, ...(apiKey ? { apiKey } : {}) });
+  const client = withErrorHints(
+    createChatClient({
+      format,
+      baseUrl,
+      ...(apiKey ? { apiKey } : {}),
+      overflowPatterns: config.overflowPatterns,
+    }),
+    { format, baseUrl, keySource },
+  );
   const store = new SqliteSessionStore(flags.store ?? defaultStorePath(env));
   try {
     const contextLength = flags.contextLength ?? config.contextLength;
     const outputCap = flags.outputCap ?? config.outputCap;
-    const limits = await resolveLimits({
-      model,
-      baseUrl,
-      ...(format === 'anthropic' ? { provider: 'anthropic' } : {}),
-      config: {
-        ...(contextLength === undefined ? {} : { contextLength }),
-        ...(outputCap === undefined ? {} : { outputCap }),
-      },
-      learned: store.learnedLimits(),
-      ...(apiKey && format === 'openai' ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
-    });
-    const reserveTokens = chooseReserve({
-      contextLength: limits.contextLength,
-      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-      ...(config.reserve === undefined ? {} : { reserve: config.reserve }),
-    });
-    const driver = new ConversationDriver({
-      model,
-      contextLength: limits.contextLength,
-      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-      ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
-      ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
-      ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
-      ...(config.overflowPatterns.length > 0 ? { overflowPatterns: config.overflowPatterns } : {}),
-      adoptsHistory: true,
-    });
+    // Explicit limits are the configured model's; another model chosen with /model has its own.
+    const chooseModel = (id: string) =>
+      resolveChatModel({
+        model: id,
+        baseUrl,
+        format,
+        ...(apiKey ? { apiKey } : {}),
+        ...(id === model && contextLength !== undefined ? { contextLength } : {}),
+        ...(id === model && outputCap !== undefined ? { outputCap } : {}),
+        ...(config.reserve === undefined ? {} : { reserve: config.reserve }),
+        ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
+        ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
+        overflowPatterns: config.overflowPatterns,
+        store,
+      });
+    let chosen = await chooseModel(model);
     if (config.compressionThresholds !== undefined)
       onNotice?.({
         level: 'warning',
@@ -162,16 +172,18 @@ export async function openChatSession({
       confirm,
       outputLimit: {
         tokens: () => (session ? Math.floor(session.budget / 3) : Number.POSITIVE_INFINITY),
-        model,
+        get model() {
+          return session?.model ?? model;
+        },
       },
+      ...(config.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.commandTimeoutMs }),
+      ...(onCommandOutput ? { onCommandOutput } : {}),
     });
     const tools = await mcpTools(config, builtins, onNotice);
+    const { reserveReason: _reason, ...first } = chosen;
     session = new ChatSession({
       client,
-      model,
-      driver,
-      limits,
-      ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
+      ...first,
       ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
       tools: tools.tools,
       store,
@@ -181,21 +193,24 @@ export async function openChatSession({
       ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
     });
     if (flags.resume !== undefined) session.resume(flags.resume);
+    const open: ChatSession = session;
     return {
-      session,
-      limits,
-      reserve: {
-        ...(reserveTokens === undefined ? {} : { tokens: reserveTokens }),
-        reason:
-          config.reserve !== undefined
-            ? 'config'
-            : reserveTokens === undefined && limits.outputCap !== undefined
-              ? 'output cap'
-              : 'default share',
+      session: open,
+      get limits() {
+        return chosen.limits;
+      },
+      get reserveReason() {
+        return chosen.reserveReason;
       },
       baseUrl,
       format,
       store,
+      ...(config.prices ? { prices: config.prices } : {}),
+      async useModel(id) {
+        chosen = await chooseModel(id);
+        open.useModel(chosen);
+        return chosen.limits;
+      },
       close: async () => {
         await tools.close();
         store.close();

@@ -1,5 +1,5 @@
 import type { LoopTool } from '../loop/index.js';
-import { cutLine, lineThatFits, linesThatFit, type OutputLimit } from './output-limit.js';
+import { cutLine, linesThatFit, lineThatFits, type OutputLimit } from './output-limit.js';
 import { readRegularFile } from './regular-file.js';
 import { argumentsOf } from './tool-arguments.js';
 import { resolveWorkspacePath } from './workspace-path.js';

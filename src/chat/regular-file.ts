@@ -84,8 +84,7 @@ export async function writeRegularFile({
   content: string;
 }): Promise<void> {
   await mkdir(dirname(real), { recursive: true });
-  const flags =
-    constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   const handle = await open(real, flags, 0o666).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ELOOP')
       throw new SpillwayError('invalid_argument', `${shown} became a symbolic link; check it and try again`, {

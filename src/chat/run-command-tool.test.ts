@@ -53,7 +53,11 @@ describe('run_command', () => {
   });
 
   it('cuts a one-line output of 160 KB by characters, so the model gets its start', async () => {
-    const tool = createRunCommandTool({ root, confirm: async () => true, outputLimit: { tokens: () => 2_000 } });
+    const tool = createRunCommandTool({
+      root,
+      confirm: async () => true,
+      outputLimit: { tokens: () => 2_000 },
+    });
     const output = (await tool.execute(
       { command: "yes 'var a=1;' | head -n 20000 | tr -d '\\n'" },
       { callId: 'c' },
@@ -79,7 +83,11 @@ describe('run_command', () => {
 
   it('streams the output as it arrives', async () => {
     const chunks: Array<{ callId: string; text: string }> = [];
-    const tool = createRunCommandTool({ root, confirm: async () => true, onOutput: (chunk) => chunks.push(chunk) });
+    const tool = createRunCommandTool({
+      root,
+      confirm: async () => true,
+      onOutput: (chunk) => chunks.push(chunk),
+    });
     await tool.execute({ command: 'echo one; echo two >&2' }, { callId: 'call_9' });
     expect(chunks.map((chunk) => chunk.text).join('')).toBe('one\ntwo\n');
     expect(new Set(chunks.map((chunk) => chunk.callId))).toEqual(new Set(['call_9']));

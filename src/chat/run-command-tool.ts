@@ -1,7 +1,14 @@
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
-import { cutLine, LINE_MAX_CHARS, lineThatFits, linesThatFit, NO_OUTPUT_LIMIT, type OutputLimit } from './output-limit.js';
+import {
+  cutLine,
+  LINE_MAX_CHARS,
+  linesThatFit,
+  lineThatFits,
+  NO_OUTPUT_LIMIT,
+  type OutputLimit,
+} from './output-limit.js';
 import { type ProcessEnd, runProcessGroup } from './run-process-group.js';
 
 /** A command is stopped after this long, in milliseconds (`command_timeout_seconds` changes it). */
@@ -104,7 +111,10 @@ export function createRunCommandTool({
         ...(signal ? { signal } : {}),
         ...(onOutput ? { onOutput: (text: string) => onOutput({ callId, text }) } : {}),
         // Bounded memory on chatty commands: a little more than capOutput can keep.
-        keepChars: { head: 2 * (COMMAND_OUTPUT_HEAD + LINE_MAX_CHARS), tail: 2 * (COMMAND_OUTPUT_TAIL + LINE_MAX_CHARS) },
+        keepChars: {
+          head: 2 * (COMMAND_OUTPUT_HEAD + LINE_MAX_CHARS),
+          tail: 2 * (COMMAND_OUTPUT_TAIL + LINE_MAX_CHARS),
+        },
       }).catch((error: Error) => {
         throw new SpillwayError('internal', `cannot run the command: ${error.message}`, { cause: error });
       });

@@ -1,26 +1,48 @@
 /**
  * @module
- * The interactive chat on a terminal: a readline prompt, streamed replies, y/N questions before a
- * tool writes or runs anything, Ctrl+C to cancel a reply (twice at the prompt to leave).
+ * The interactive chat on a terminal: a readline prompt (a line ending in `\` continues, a paste
+ * stays one message), streamed replies with a spinner while waiting, y/n/a questions with a preview
+ * before a tool writes or runs anything, lines typed during a reply kept and sent after it, Ctrl+C
+ * to cancel a reply (twice at the prompt to leave).
  */
 import { createInterface } from 'node:readline';
 import type { LoopResult } from '../loop/index.js';
+import { createApprovalAsker } from './ask-approval.js';
+import { meterOf } from './chat-meter.js';
 import { type ChatPrinter, createChatPrinter } from './chat-printer.js';
 import type { ActionRequest, ConfirmAction } from './confirm-action.js';
-import { formatMeter } from './format-chat.js';
+import { gateResize } from './gated-output.js';
 import type { OpenChat } from './open-chat-session.js';
-import { runSlashCommand, SLASH_COMMANDS } from './run-slash-command.js';
+import { PromptAssembler } from './prompt-assembler.js';
+import type { CommandOutput } from './run-command-tool.js';
+import { runSlashCommand, SLASH_COMMANDS, showResumed } from './run-slash-command.js';
 
-/** A confirm function whose answerer is set later (the tools exist before the prompt does). */
+/** The prompt, and the one a continued message shows. */
+const PROMPT = '› ';
+const CONTINUATION = '… ';
+/** Bracketed paste on and off (xterm's mode 2004): a paste arrives between two markers. */
+const PASTE_ON = '\x1b[?2004h';
+const PASTE_OFF = '\x1b[?2004l';
+
+/** What the tools ask and show, whose answerer is set later (the tools exist before the prompt). */
 export interface ConfirmBridge {
   confirm: ConfirmAction;
   answer(handler: ConfirmAction): void;
+  /** A running command's output, passed to whoever shows it. */
+  commandOutput: CommandOutput;
+  showOutput(handler: CommandOutput): void;
 }
 
-/** A {@link ConfirmBridge} that refuses until an answerer is set. */
+/** A {@link ConfirmBridge} that refuses and shows nothing until handlers are set. */
 export function createConfirmBridge(): ConfirmBridge {
   let handler: ConfirmAction = async () => false;
-  return { confirm: (request: ActionRequest) => handler(request), answer: (next) => (handler = next) };
+  let show: CommandOutput = () => {};
+  return {
+    confirm: (request: ActionRequest) => handler(request),
+    answer: (next) => (handler = next),
+    commandOutput: (chunk) => show(chunk),
+    showOutput: (next) => (show = next),
+  };
 }
 
 /** Options of {@link runInteractiveChat}. */
@@ -28,7 +50,7 @@ export interface InteractiveChatOptions {
   chat: OpenChat;
   confirm: ConfirmBridge;
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
-  output?: NodeJS.WritableStream & { isTTY?: boolean };
+  output?: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   color?: boolean;
 }
 
@@ -38,11 +60,8 @@ function banner(chat: OpenChat, printer: ChatPrinter): void {
   printer.dim(
     `window ${session.window.toLocaleString('en-US')} · output cap ${limits.outputCap?.toLocaleString('en-US') ?? 'none'} · /limits for where they came from · /help for commands`,
   );
-  if (session.id !== undefined)
-    printer.notice({
-      level: 'info',
-      text: `resumed session ${session.id} (${session.messages.length} messages)`,
-    });
+  const record = session.id === undefined ? undefined : chat.store.getSession(session.id);
+  if (record) showResumed({ chat, printer, record });
 }
 
 function report(result: LoopResult, printer: ChatPrinter, chat: OpenChat): void {
@@ -59,15 +78,17 @@ function report(result: LoopResult, printer: ChatPrinter, chat: OpenChat): void 
       level: result.reason === 'max_iterations' ? 'info' : 'error',
       text: result.message ?? result.reason,
     });
-  printer.dim(formatMeter(chat.session.meter()));
+  if (chat.session.id !== undefined) printer.dim(meterOf(chat));
 }
+
+const quoted = (text: string) => JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text);
 
 /**
  * Runs the chat until `/quit`, Ctrl+D or a second Ctrl+C at the prompt; resolves with the exit code.
  *
  * @example
  * const bridge = createConfirmBridge();
- * const chat = await openChatSession({ config, flags, confirm: bridge.confirm });
+ * const chat = await openChatSession({ config, flags, confirm: bridge.confirm, onCommandOutput: bridge.commandOutput });
  * process.exitCode = await runInteractiveChat({ chat, confirm: bridge });
  */
 export async function runInteractiveChat({
@@ -78,34 +99,53 @@ export async function runInteractiveChat({
   color = Boolean(output.isTTY) && !process.env.NO_COLOR,
 }: InteractiveChatOptions): Promise<number> {
   const terminal = Boolean(input.isTTY && output.isTTY);
+  const gated = gateResize(output);
   const rl = createInterface({
     input,
-    output,
+    output: gated.stream,
     terminal,
-    prompt: '› ',
+    prompt: PROMPT,
     completer: (line: string) => [SLASH_COMMANDS.filter((command) => command.startsWith(line)), line],
   });
-  const printer = createChatPrinter({ output, color });
+  const printer = createChatPrinter({ output, color, spinner: terminal });
+  const assembler = new PromptAssembler();
+  /** Messages typed while a reply was running, sent in order after it. */
+  const queue: string[] = [];
   let running: AbortController | undefined;
   let current: Promise<void> | undefined;
   let armed = false;
   let closed = false;
 
-  confirm.answer(
-    ({ summary, signal }) =>
-      new Promise<boolean>((resolve) => {
-        if (signal?.aborted || closed) return resolve(false);
-        printer.endText();
-        rl.question(`allow: ${summary}? [y/N] `, signal ? { signal } : {}, (answer) =>
-          resolve(/^y(es)?$/i.test(answer.trim())),
-        );
-        signal?.addEventListener('abort', () => resolve(false), { once: true });
-      }),
-  );
+  // No prompt while busy, and no redraw on a resize: it would wipe the line a reply is being
+  // written on and leave a `›` in it.
+  const showPrompt = () => {
+    gated.hold(false);
+    rl.setPrompt(assembler.continuing ? CONTINUATION : PROMPT);
+    rl.prompt(true);
+  };
 
-  const handle = async (line: string): Promise<void> => {
-    const text = line.trim();
-    if (text === '') return;
+  confirm.answer(
+    createApprovalAsker({
+      ask: (question, signal) =>
+        new Promise<string | undefined>((resolve) => {
+          if (signal?.aborted || closed) return resolve(undefined);
+          // The question is a prompt line of its own: it may be redrawn on a resize.
+          gated.hold(false);
+          const answered = (answer: string | undefined) => {
+            gated.hold(true);
+            resolve(answer);
+          };
+          rl.question(question, signal ? { signal } : {}, answered);
+          signal?.addEventListener('abort', () => answered(undefined), { once: true });
+        }),
+      printer,
+      sessionId: () => chat.session.id,
+      keepTypeAhead: (text) => queue.push(text),
+    }),
+  );
+  confirm.showOutput((chunk) => printer.commandOutput(chunk));
+
+  const runTurn = async (text: string): Promise<void> => {
     running = new AbortController();
     const { signal } = running;
     try {
@@ -133,11 +173,43 @@ export async function runInteractiveChat({
     }
   };
 
+  const start = (text: string): void => {
+    gated.hold(true);
+    rl.setPrompt('');
+    current = runTurn(text).then(() => {
+      current = undefined;
+      if (closed) return;
+      const next = queue.shift();
+      if (next === undefined) return showPrompt();
+      printer.line(`${PROMPT}${next}`);
+      start(next);
+    });
+  };
+
+  const onKeypress = (_text: string | undefined, key: { name?: string } | undefined) => {
+    if (key?.name === 'paste-start') assembler.pasteStart();
+    else if (key?.name === 'paste-end') {
+      assembler.pasteEnd();
+      if (!running && assembler.continuing) showPrompt();
+    }
+  };
+
   banner(chat, printer);
+  if (terminal) {
+    output.write(PASTE_ON);
+    // Before readline's own listener: the paste markers must be seen before the lines they enclose.
+    input.prependListener('keypress', onKeypress);
+  }
   return await new Promise<number>((resolve) => {
     rl.on('SIGINT', () => {
       if (running) {
         running.abort();
+        if (queue.length > 0)
+          printer.notice({
+            level: 'warning',
+            text: `dropped ${queue.length} message${queue.length === 1 ? '' : 's'} typed during the reply: ${queue.map(quoted).join(', ')}`,
+          });
+        queue.length = 0;
         return;
       }
       if (armed) {
@@ -145,30 +217,38 @@ export async function runInteractiveChat({
         return;
       }
       armed = true;
+      assembler.discard();
       rl.write(null, { ctrl: true, name: 'u' });
       printer.dim('\n(Ctrl+C again to quit)');
-      rl.prompt();
+      showPrompt();
     });
     rl.on('line', (line) => {
       armed = false;
+      const assembled = assembler.line(line);
+      const text = assembled.kind === 'prompt' ? assembled.text.trim() : '';
       if (running) {
-        printer.dim('(busy: wait for the reply, or Ctrl+C to cancel it)');
+        if (text === '') return;
+        queue.push(text);
+        printer.dim(`· queued ${quoted(text)}: sent after this reply`);
         return;
       }
-      current = handle(line).then(() => {
-        current = undefined;
-        if (!closed) rl.prompt();
-      });
+      if (text === '') return showPrompt();
+      start(text);
     });
     rl.on('close', () => {
       closed = true;
       running?.abort();
+      gated.close();
+      if (terminal) {
+        input.removeListener('keypress', onKeypress);
+        output.write(PASTE_OFF);
+      }
       // The turn in flight ends (aborted) before the store is closed under it.
       void (current ?? Promise.resolve()).then(() => {
         printer.endText();
         resolve(0);
       });
     });
-    rl.prompt();
+    showPrompt();
   });
 }

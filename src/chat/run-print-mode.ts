@@ -5,8 +5,8 @@
  */
 import { SpillwayError, type SpillwayErrorCode } from '../core/index.js';
 import type { LoopResult } from '../loop/index.js';
+import { meterOf } from './chat-meter.js';
 import { createChatPrinter } from './chat-printer.js';
-import { formatMeter } from './format-chat.js';
 import type { OpenChat } from './open-chat-session.js';
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
@@ -77,15 +77,17 @@ export async function runPrintMode({
   const error = resultError(result);
   if (json) {
     stdout.write(
-      `${JSON.stringify({ session_id: chat.session.id, reason: result.reason, text: result.text, usage: chat.session.usage })}\n`,
+      `${JSON.stringify({ session_id: chat.session.id ?? null, reason: result.reason, text: result.text, usage: chat.session.usage })}\n`,
     );
   } else if (!error) {
     if (live) answer.endText();
     else stdout.write(`${result.text}\n`);
   }
   if (watched) {
-    notices.dim(formatMeter(chat.session.meter()));
-    if (chat.session.id) notices.dim(`session ${chat.session.id}`);
+    if (chat.session.id) {
+      notices.dim(meterOf(chat));
+      notices.dim(`session ${chat.session.id}`);
+    }
   }
   if (error) stderr.write(`spillway chat: ${error.message}\n`);
   return { result, ...(error ? { error } : {}) };

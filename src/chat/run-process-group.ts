@@ -58,7 +58,9 @@ function boundedText({ head, tail }: { head: number; tail: number }) {
       }
     },
     text: () =>
-      dropped === 0 ? start + end : `${start}\n[… ${dropped.toLocaleString('en-US')} characters of output cut …]\n${end}`,
+      dropped === 0
+        ? start + end
+        : `${start}\n[… ${dropped.toLocaleString('en-US')} characters of output cut …]\n${end}`,
   };
 }
 

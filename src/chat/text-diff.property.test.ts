@@ -37,7 +37,9 @@ describe('text diffs', () => {
         const kept = (kinds: string) => ops.filter((op) => kinds.includes(op.kind)).map((op) => op.line);
         const split = (value: string) => {
           const lines = value.split('\n');
-          return before.endsWith('\n') && after.endsWith('\n') && lines.length > 1 ? lines.slice(0, -1) : lines;
+          return before.endsWith('\n') && after.endsWith('\n') && lines.length > 1
+            ? lines.slice(0, -1)
+            : lines;
         };
         expect(kept(' -')).toEqual(split(before));
         expect(kept(' +')).toEqual(split(after));

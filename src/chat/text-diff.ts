@@ -112,7 +112,10 @@ export function unifiedDiff({
   let index = 0;
   while (index < changed.length) {
     let last = index;
-    while (last + 1 < changed.length && (changed[last + 1] as number) - (changed[last] as number) <= 2 * context)
+    while (
+      last + 1 < changed.length &&
+      (changed[last + 1] as number) - (changed[last] as number) <= 2 * context
+    )
       last++;
     const from = Math.max(0, (changed[index] as number) - context);
     const to = Math.min(ops.length, (changed[last] as number) + context + 1);

@@ -24,7 +24,10 @@ const TARGETS = [
   '@project',
 ] as const;
 
-type Node = { name: string; kind: 'dir' | 'file' } | { name: string; kind: 'link'; target: string };
+type Node =
+  | { name: string; kind: 'dir'; target?: undefined }
+  | { name: string; kind: 'file'; target?: undefined }
+  | { name: string; kind: 'link'; target: string };
 
 const node = fc.oneof(
   fc.record({ name: fc.constantFrom(...NAMES), kind: fc.constantFrom('dir' as const, 'file' as const) }),
@@ -53,7 +56,7 @@ function build(base: string, nodes: readonly Node[], outside: string, project: s
       mkdirSync(path);
       directories.push(path);
     } else if (entry.kind === 'file') writeFileSync(path, 'inside');
-    else
+    else if (entry.target !== undefined)
       symlinkSync(
         entry.target === '@outside' ? outside : entry.target === '@project' ? project : entry.target,
         path,

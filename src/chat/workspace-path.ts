@@ -86,10 +86,7 @@ export async function resolveWorkspacePath({
   path: unknown;
 }): Promise<WorkspacePath> {
   if (typeof path !== 'string' || path.trim() === '' || path.includes('\0'))
-    throw refuse(
-      'not_a_string',
-      'give "path" as a non-empty string, relative to the project directory',
-    );
+    throw refuse('not_a_string', 'give "path" as a non-empty string, relative to the project directory');
   const realRoot = await realpath(root);
   const lexical = resolve(realRoot, path);
   const real = await realpathOfNearest(lexical, path);

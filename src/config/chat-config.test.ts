@@ -32,6 +32,8 @@ describe('parseChatConfig', () => {
       deferred_tools: { enabled: true, max_loaded: 12, always_loaded: ['github__get_issue'] },
       max_iterations: 30,
       system_prompt: 'You are terse.',
+      command_timeout_seconds: 30,
+      prices: { input: 2.5, cached_input: 1.25, output: 10 },
     });
     expect(config).toMatchObject({
       baseUrl: 'http://127.0.0.1:8000/v1',
@@ -51,6 +53,8 @@ describe('parseChatConfig', () => {
       deferredTools: { enabled: true, maxLoaded: 12, alwaysLoaded: ['github__get_issue'] },
       maxIterations: 30,
       systemPrompt: 'You are terse.',
+      commandTimeoutMs: 30_000,
+      prices: { input: 2.5, cachedInput: 1.25, output: 10 },
     });
     expect(
       classifyOverflow({ status: 400, body: 'ACME window 8192', patterns: config.overflowPatterns }),
@@ -72,6 +76,13 @@ describe('parseChatConfig', () => {
       /^spillway\.config\.json: context_lenght: unknown key; use one of base_url, /,
     );
     expect(error.data.path).toBe('context_lenght');
+  });
+
+  it('names the path of a typo in the prices, and refuses a negative price', () => {
+    expect(rejection({ prices: { input: 1, output: 2, cached: 0.5 } }).message).toMatch(
+      /^prices\.cached: unknown key; use one of input, cached_input, cache_write, output$/,
+    );
+    expect(rejection({ prices: { input: -1, output: 2 } }).data.path).toBe('prices.input');
   });
 
   it('names the path of a typo inside an MCP server, a deferred-tools block and the thresholds', () => {

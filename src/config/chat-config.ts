@@ -81,6 +81,19 @@ export const CHAT_CONFIG = z.strictObject({
   max_iterations: positive.optional(),
   /** The system prompt of new sessions. */
   system_prompt: z.string().min(1).optional(),
+  /** When `run_command` stops a command and everything it started (default 120). */
+  command_timeout_seconds: positive.optional(),
+  /** Prices in US dollars per million tokens, for `/cost` and the meter. */
+  prices: z
+    .strictObject({
+      input: z.number().min(0),
+      /** Prompt tokens read from the provider's cache (default: `input`). */
+      cached_input: z.number().min(0).optional(),
+      /** Prompt tokens written to the cache, Anthropic (default: `input`). */
+      cache_write: z.number().min(0).optional(),
+      output: z.number().min(0),
+    })
+    .optional(),
 });
 
 /** The file as written (snake_case). */
@@ -109,6 +122,9 @@ export interface ChatConfig {
   deferredTools: { enabled: boolean | 'auto'; maxLoaded?: number; alwaysLoaded: string[] };
   maxIterations?: number;
   systemPrompt?: string;
+  commandTimeoutMs?: number;
+  /** US dollars per million tokens. */
+  prices?: { input: number; cachedInput?: number; cacheWrite?: number; output: number };
   /** The file it was read from, when it was. */
   source?: string;
 }
@@ -129,6 +145,7 @@ function allowedKeys(path: readonly PropertyKey[]): string[] {
   const [first, , third] = path;
   if (path.length === 0) return Object.keys(CHAT_CONFIG.shape);
   if (first === 'deferred_tools') return ['enabled', 'max_loaded', 'always_loaded'];
+  if (first === 'prices') return ['input', 'cached_input', 'cache_write', 'output'];
   if (first === 'thresholds') return path.length === 1 ? ['compression'] : ['truncated', 'outline', 'elided'];
   if (first === 'mcp_servers' && third === undefined)
     return ['command', 'args', 'env', 'cwd (stdio)', 'url', 'headers (streamable HTTP)'];
@@ -218,6 +235,21 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
     ['compressionThresholds', file.thresholds?.compression],
     ['maxIterations', file.max_iterations],
     ['systemPrompt', file.system_prompt],
+    [
+      'commandTimeoutMs',
+      file.command_timeout_seconds === undefined ? undefined : file.command_timeout_seconds * 1_000,
+    ],
+    [
+      'prices',
+      file.prices === undefined
+        ? undefined
+        : {
+            input: file.prices.input,
+            output: file.prices.output,
+            ...(file.prices.cached_input === undefined ? {} : { cachedInput: file.prices.cached_input }),
+            ...(file.prices.cache_write === undefined ? {} : { cacheWrite: file.prices.cache_write }),
+          },
+    ],
     ['source', options.source],
   ];
   for (const [key, entry] of copy)

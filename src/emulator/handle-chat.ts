@@ -11,6 +11,7 @@ import { anthropicRequestId } from './profiles/anthropic.js';
 import { type BadInputKind, type HttpReply, MODEL_CREATED, type Profile } from './profiles/profile.js';
 import { createRandom } from './random.js';
 import { replyIndex, resolveReply, type Script } from './script.js';
+import { selectScript } from './script-select.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { EmulatorRequestRecord } from './types.js';
 
@@ -19,6 +20,8 @@ export interface ChatContext {
   profile: Profile;
   tokenizer: Tokenizer;
   script: Script;
+  /** Whether the script was given; without one, chat's requests get the chat script. */
+  scriptChosen: boolean;
   faults: readonly FaultRule[];
   seed: number;
 }
@@ -158,14 +161,17 @@ export async function handleChat(
   if (admission.note) record.note = admission.note;
 
   const messages = body.messages as unknown[];
+  const declaredTools = toolNames(body);
+  const script = selectScript({ script: context.script, chosen: context.scriptChosen, declaredTools });
   const assistantTurns = assistantTurnsOf(messages);
-  const index = replyIndex(context.script, { assistantTurns, requestNumber });
+  const index = replyIndex(script, { assistantTurns, requestNumber });
   record.replyIndex = index;
-  const resolved = resolveReply(context.script.replies[index] ?? {}, {
+  const resolved = resolveReply(script.replies[index] ?? {}, {
     seed,
     index,
-    declaredTools: toolNames(body),
-    adaptToTools: context.script.adaptToTools,
+    declaredTools,
+    adaptToTools: script.adaptToTools,
+    messages,
   });
   const thinking = isRecord(body.thinking) && body.thinking.type === 'enabled';
   const reasoningShown = profile.format === 'anthropic' ? thinking : profile.reasoningField !== undefined;

@@ -50,6 +50,8 @@ export {
   type ScriptReply,
   type ScriptToolCall,
 } from './script.js';
+export { chatAgentScript, declaresChatTools } from './script-chat-agent.js';
+export { fillPlaceholders } from './script-placeholders.js';
 export { startEmulator } from './start-emulator.js';
 export {
   measureTemplateOverhead,

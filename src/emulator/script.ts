@@ -1,6 +1,7 @@
 import { SpillwayError } from '../core/index.js';
 import { fillerProse } from './filler-text.js';
 import { createRandom } from './random.js';
+import { fillPlaceholders } from './script-placeholders.js';
 
 /** A tool call a scripted reply makes. */
 export interface ScriptToolCall {
@@ -92,7 +93,11 @@ export function replyIndex(
   return script.after === 'cycle' ? wanted % count : count - 1;
 }
 
-/** Fills in one scripted reply: filler text from the seed, tool names adapted to the declared tools. */
+/**
+ * Fills in one scripted reply: filler text from the seed, tool names adapted to the declared tools,
+ * placeholders (`{{listed_file}}`, `{{prompt_word}}`) in its text and string arguments filled from
+ * the request's `messages`.
+ */
 export function resolveReply(
   reply: ScriptReply,
   {
@@ -100,11 +105,22 @@ export function resolveReply(
     index,
     declaredTools,
     adaptToTools = false,
-  }: { seed: number; index: number; declaredTools: string[]; adaptToTools?: boolean },
+    messages = [],
+  }: {
+    seed: number;
+    index: number;
+    declaredTools: string[];
+    adaptToTools?: boolean;
+    /** The request's wire messages, for placeholders. */
+    messages?: readonly unknown[];
+  },
 ): ResolvedReply {
   const random = createRandom(seed, 'reply', index);
+  const fill = (text: string) => fillPlaceholders(text, messages);
   const join = (literal: string | undefined, tokens: number | undefined): string =>
-    [literal ?? '', tokens ? fillerProse(random, tokens) : ''].filter((part) => part !== '').join(' ');
+    [literal === undefined ? '' : fill(literal), tokens ? fillerProse(random, tokens) : '']
+      .filter((part) => part !== '')
+      .join(' ');
   let calls = reply.toolCalls ?? [];
   if (adaptToTools) {
     calls =
@@ -121,7 +137,12 @@ export function resolveReply(
     text: join(reply.text, reply.textTokens),
     toolCalls: calls.map((call) => {
       if (typeof call.arguments === 'string') return { name: call.name, arguments: call.arguments };
-      const object: Record<string, unknown> = { ...(call.arguments ?? {}) };
+      const object: Record<string, unknown> = Object.fromEntries(
+        Object.entries(call.arguments ?? {}).map(([key, value]) => [
+          key,
+          typeof value === 'string' ? fill(value) : value,
+        ]),
+      );
       if (call.argumentsTokens) object.content = fillerProse(random, call.argumentsTokens);
       return { name: call.name, arguments: JSON.stringify(object) };
     }),

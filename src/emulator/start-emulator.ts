@@ -85,6 +85,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     profile,
     tokenizer: getTokenizer(options.tokenizer ?? 'o200k'),
     script: options.script === undefined ? codingAgentScript({ seed }) : parseScript(options.script),
+    scriptChosen: options.script !== undefined,
     faults: parseFaults(options.faults ?? []),
     seed,
   };

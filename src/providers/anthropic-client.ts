@@ -212,12 +212,14 @@ export function usageOf(value: unknown): ModelUsage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const usage = value as Record<string, unknown>;
   if (typeof usage.input_tokens !== 'number') return undefined;
-  const cached =
-    (typeof usage.cache_read_input_tokens === 'number' ? usage.cache_read_input_tokens : 0) +
-    (typeof usage.cache_creation_input_tokens === 'number' ? usage.cache_creation_input_tokens : 0);
+  const read = typeof usage.cache_read_input_tokens === 'number' ? usage.cache_read_input_tokens : undefined;
+  const written =
+    typeof usage.cache_creation_input_tokens === 'number' ? usage.cache_creation_input_tokens : undefined;
   return {
-    promptTokens: usage.input_tokens + cached,
+    promptTokens: usage.input_tokens + (read ?? 0) + (written ?? 0),
     completionTokens: typeof usage.output_tokens === 'number' ? usage.output_tokens : 0,
+    ...(read === undefined ? {} : { cachedPromptTokens: read }),
+    ...(written === undefined ? {} : { cacheWriteTokens: written }),
   };
 }
 

@@ -11,6 +11,10 @@ export interface ModelUsage {
   completionTokens: number;
   /** Completion tokens spent on reasoning, when the provider says. */
   reasoningTokens?: number;
+  /** Prompt tokens read from the provider's prompt cache, when it says (part of `promptTokens`). */
+  cachedPromptTokens?: number;
+  /** Prompt tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
 }
 
 /** Why the reply ended, normalized. `length`: it hit `max_tokens` or the window. */

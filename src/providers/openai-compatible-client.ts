@@ -219,6 +219,9 @@ export function usageOf(value: unknown): ModelUsage | undefined {
   };
   const details = usage.completion_tokens_details as Record<string, unknown> | undefined;
   if (typeof details?.reasoning_tokens === 'number') result.reasoningTokens = details.reasoning_tokens;
+  // OpenAI's prompt caching reports the cache hits in `usage.prompt_tokens_details.cached_tokens`.
+  const prompt = usage.prompt_tokens_details as Record<string, unknown> | undefined;
+  if (typeof prompt?.cached_tokens === 'number') result.cachedPromptTokens = prompt.cached_tokens;
   return result;
 }
 

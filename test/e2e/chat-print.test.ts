@@ -5,13 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
+import { closedPort } from './closed-port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
@@ -44,6 +44,7 @@ function project(config?: unknown): string {
 function chat(
   cwd: string,
   args: string[],
+  input?: string,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_STORE: join(cwd, 'sessions.db'), HOME: cwd };
   for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY', 'XDG_CONFIG_HOME'])
@@ -64,6 +65,7 @@ function chat(
     });
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+    if (input !== undefined) child.stdin.end(input);
   });
 }
 
@@ -71,14 +73,6 @@ function chat(
 function errorOf(stderr: string): { plain: string; error: { code: string; message: string } } {
   const lines = stderr.trim().split('\n');
   return { plain: lines.slice(0, -1).join('\n'), error: JSON.parse(lines.at(-1) as string).error };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('spillway chat -p', () => {
@@ -156,8 +150,42 @@ describe('spillway chat -p', () => {
     const { error } = JSON.parse(stderr.trim());
     expect(error.code).toBe('invalid_config');
     expect(error.message).toBe(
-      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, reserve, safety_ratio, summary_max_tokens, overflow_patterns, thresholds, mcp_servers, deferred_tools, max_iterations, system_prompt`,
+      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, reserve, safety_ratio, summary_max_tokens, overflow_patterns, thresholds, mcp_servers, deferred_tools, max_iterations, system_prompt, command_timeout_seconds, prices`,
     );
+  });
+
+  it.concurrent('runs text piped in as the prompt, and refuses an empty one with exit 2', async ({
+    expect,
+  }) => {
+    const cwd = project({ base_url: `${emulator.url}/v1`, model: MODEL });
+    const { status, stdout } = await chat(cwd, ['--yes'], 'Write a note.\n');
+    expect(status).toBe(0);
+    expect(stdout).toBe('Done: the note is written, or I was not allowed to.\n');
+    expect(readFileSync(join(cwd, 'note.txt'), 'utf8')).toBe('ok\n');
+    const empty = await chat(cwd, [], '');
+    expect(empty.status).toBe(2);
+    expect(JSON.parse(empty.stderr.trim()).error).toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it.concurrent('keeps no session of a run that got no reply, and keeps one that did', async ({ expect }) => {
+    const cwd = project();
+    const port = await closedPort();
+    await chat(cwd, ['--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'm', '-p', 'hi']);
+    const ok = await chat(cwd, [
+      '--base-url',
+      `${emulator.url}/v1`,
+      '--model',
+      MODEL,
+      '-p',
+      'Write a note.',
+      '--json',
+    ]);
+    const store = new SqliteSessionStore(join(cwd, 'sessions.db'));
+    try {
+      expect(store.listSessions().map((session) => session.id)).toEqual([JSON.parse(ok.stdout).session_id]);
+    } finally {
+      store.close();
+    }
   });
 
   it.concurrent('exits 2 without a model', async ({ expect }) => {

@@ -211,6 +211,7 @@ describe('a chat session against the vLLM emulator', () => {
       'list_directory',
       'search_text',
       'write_file',
+      'edit_file',
       'run_command',
       'load_tools',
     ]);
@@ -221,7 +222,7 @@ describe('a chat session against the vLLM emulator', () => {
       server: 'tracker',
       tool: 'create_ticket',
     });
-    expect(chat.session.context().schemas.sources.map((source) => source.source)).toEqual(
+    expect(chat.session.contextStatus().parts.schemas.sources.map((source) => source.source)).toEqual(
       expect.arrayContaining(['builtin', 'tracker', 'tool-catalog']),
     );
   });

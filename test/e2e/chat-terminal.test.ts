@@ -5,63 +5,18 @@
  * and a double Ctrl+C leaves. Every step waits for the text it expects on the screen (polling with a
  * generous deadline), never for a fixed time.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
+import { createTerminal, hasTmux, occurrences } from './tmux-terminal.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
-const SOCKET = `spillway-e2e-${process.pid}`;
-const hasTmux = (() => {
-  try {
-    execFileSync('tmux', ['-V']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-}
-
-function screen(target: string): string {
-  return tmux('capture-pane', '-p', '-J', '-S', '-', '-t', target);
-}
-
-async function waitFor(
-  target: string,
-  expected: string | RegExp | ((text: string) => boolean),
-  timeout = 30_000,
-): Promise<string> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const text = screen(target);
-    const found =
-      typeof expected === 'string'
-        ? text.includes(expected)
-        : expected instanceof RegExp
-          ? expected.test(text)
-          : expected(text);
-    if (found) return text;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${String(expected)}; the screen:\n${text}`);
-    await sleep(100);
-  }
-}
-
-function type(target: string, text: string): void {
-  tmux('send-keys', '-t', target, '-l', text);
-  tmux('send-keys', '-t', target, 'Enter');
-}
-
-const occurrences = (text: string, part: string) => text.split(part).length - 1;
+const terminal = createTerminal('chat');
+const { tmux, screen, waitFor, type } = terminal;
 
 let emulator: Emulator;
 let project: string;
@@ -108,50 +63,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (hasTmux) {
-    try {
-      tmux('kill-server');
-    } catch {
-      // Already gone.
-    }
-  }
+  terminal.close();
   await emulator?.close();
 });
 
 function start(name: string, args: string[]): void {
-  const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
-  const command = [
-    'env',
-    '-u',
-    'OPENAI_API_KEY',
-    '-u',
-    'ANTHROPIC_API_KEY',
-    '-u',
-    'SPILLWAY_API_KEY',
-    `SPILLWAY_STORE=${store}`,
-    'NO_COLOR=1',
-    process.execPath,
-    '--import',
-    loader,
-    join(root, 'src', 'cli', 'bin.ts'),
-    'chat',
-    ...args,
-  ]
-    .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
-    .join(' ');
-  tmux(
-    'new-session',
-    '-d',
-    '-s',
-    name,
-    '-x',
-    '200',
-    '-y',
-    '50',
-    '-c',
-    project,
-    `${command}; echo "[exited $?]"; sleep 600`,
-  );
+  terminal.start(name, { cwd: project, args, env: { SPILLWAY_STORE: store } });
 }
 
 describe('spillway chat in a terminal', () => {
@@ -163,7 +80,7 @@ describe('spillway chat in a terminal', () => {
       await waitFor('chat', '› ');
 
       type('chat', 'Read the three files and save a note.');
-      await waitFor('chat', 'allow: write note.txt (17 bytes)? [y/N]');
+      await waitFor('chat', 'allow: write note.txt (17 bytes, new file)? [y/N/a=always for write_file]');
       let text = screen('chat');
       expect(text).toContain('▸ read_file {"path":"a.txt"}');
       expect(text).toContain('▸ read_file {"path":"c.txt"}');
@@ -196,7 +113,7 @@ describe('spillway chat in a terminal', () => {
       type('chat', '/context');
       text = await waitFor('chat', /tool outputs \(\d+\)/);
       expect(text).toMatch(/head \(system prompt and first message, 2 messages\)/);
-      expect(text).toMatch(/tool schemas \(5 tools: builtin/);
+      expect(text).toMatch(/tool schemas \(6 tools: builtin/);
 
       type('chat', '/quit');
       await waitFor('chat', '[exited 0]');

@@ -1,6 +1,7 @@
 import {
   createConfirmBridge,
   openChatSession,
+  readPipedPrompt,
   runInteractiveChat,
   runPrintMode,
   unattendedConfirm,
@@ -17,22 +18,24 @@ export const chatCommand: Command = {
                      [--store FILE]
 
 An interactive coding agent with built-in tools (read_file, list_directory, search_text, write_file,
-run_command; the last two ask first) and the MCP servers of the config. Every request is fitted to
-the window; overflows are recovered; sessions are saved in the SQLite store.
+edit_file, run_command; the last three ask first, with a preview) and the MCP servers of the config.
+Every request is fitted to the window; overflows are recovered; sessions are saved in the SQLite
+store. Text piped in is run as the prompt (echo "Summarize README.md" | spillway chat).
 
   --base-url URL       the API root (default https://api.openai.com/v1, or Anthropic's for --format anthropic)
   --model ID           the model (or "model" in the config)
   --format F           openai (Chat Completions) or anthropic (Messages); default from the URL
   --config FILE        the config file (default ./spillway.config.json, else ~/.config/spillway/config.json)
   --resume ID          continue a saved session (an id prefix is enough)
-  -p, --print PROMPT   run one task and print the answer; write_file and run_command are refused
-  --yes                with -p: allow write_file and run_command without asking
+  -p, --print PROMPT   run one task and print the answer; write_file, edit_file and run_command are refused
+  --yes                with -p (or piped input): allow write_file, edit_file and run_command without asking
   --json               with -p: print {"session_id","reason","text","usage"}
   --context-length N   the window (wins over discovery); --output-cap N the reply cap
   --store FILE         the session database (default $SPILLWAY_STORE, else ~/.local/share/spillway/sessions.db)
 
 API key: the config's api_key, else SPILLWAY_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY.
-In the chat: /compact /context /limits /sessions /resume ID /clear /help /quit; Ctrl+C cancels a reply.`,
+In the chat: /compact /context /limits /cost /model [ID] /sessions /resume ID /clear /help /quit;
+a line ending in \\ continues; Ctrl+C cancels a reply.`,
   options: {
     'base-url': { type: 'string' },
     model: { type: 'string' },
@@ -65,7 +68,10 @@ In the chat: /compact /context /limits /sessions /resume ID /clear /help /quit; 
       ...(values.store === undefined ? {} : { store: values.store as string }),
       ...(values.resume === undefined ? {} : { resume: values.resume as string }),
     };
-    const prompt = values.print as string | undefined;
+    const prompt = await readPipedPrompt({
+      ...(values.print === undefined ? {} : { prompt: values.print as string }),
+      stdin: process.stdin,
+    });
     if (prompt !== undefined) {
       const printer = createPrintNotices();
       const chat = await openChatSession({
@@ -96,6 +102,7 @@ In the chat: /compact /context /limits /sessions /resume ID /clear /help /quit; 
       config,
       flags,
       confirm: bridge.confirm,
+      onCommandOutput: bridge.commandOutput,
       onNotice: (notice) => notices.push(`· ${notice.text}`),
     });
     for (const notice of notices) process.stdout.write(`${notice}\n`);

@@ -19,7 +19,8 @@ export const emulateCommand: Command = {
 Runs an HTTP server that behaves like a real inference server: it counts prompt tokens with a real
 tokenizer through the Qwen 2.5 chat template, enforces the window and output cap, and rejects
 requests with the error bodies the real server sends. Replies come from a scripted model (by
-default a coding agent that calls read_file, search and run).
+default a coding agent that calls read_file, search and run; requests from spillway chat get a
+script that lists the project, reads a file it saw, searches for a word of the prompt and answers).
 
 profiles: ${PROFILE_NAMES.join(', ')}
   --context-length N   the enforced window (max_model_len, n_ctx, num_ctx…)

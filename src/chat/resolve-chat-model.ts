@@ -1,0 +1,88 @@
+import { ConversationDriver, type OverflowPattern } from '../core/index.js';
+import { resolveLimits } from '../models/index.js';
+import type { SessionStore } from '../store/index.js';
+import type { ChatModel } from './chat-session.js';
+import { chooseReserve } from './choose-reserve.js';
+import type { ReserveReason } from './format-limits.js';
+
+/** Options of {@link resolveChatModel}. */
+export interface ResolveChatModelOptions {
+  model: string;
+  baseUrl: string;
+  format: 'openai' | 'anthropic';
+  apiKey?: string;
+  /** Explicit limits (flags, config): they win over learned, discovered and catalog values. */
+  contextLength?: number;
+  outputCap?: number;
+  /** The configured reply reserve and safety share. */
+  reserve?: number;
+  safetyRatio?: number;
+  /** The output cap of recovery's compaction summaries. */
+  summaryMaxTokens?: number;
+  /** User overflow rows, tried before the catalog. */
+  overflowPatterns?: readonly OverflowPattern[];
+  store: SessionStore;
+}
+
+/**
+ * A model made ready for a chat: its limits resolved in the one order (config > learned > discovery
+ * > catalog > fallback, learned limits from the store), the reserve chosen, and the conversation's
+ * driver built on them.
+ *
+ * @example
+ * const { driver, limits } = await resolveChatModel({ model: 'gpt-4o', baseUrl, format: 'openai', store });
+ */
+export async function resolveChatModel({
+  model,
+  baseUrl,
+  format,
+  apiKey,
+  contextLength,
+  outputCap,
+  reserve,
+  safetyRatio,
+  summaryMaxTokens,
+  overflowPatterns = [],
+  store,
+}: ResolveChatModelOptions): Promise<ChatModel & { reserveReason: ReserveReason }> {
+  const limits = await resolveLimits({
+    model,
+    baseUrl,
+    ...(format === 'anthropic' ? { provider: 'anthropic' } : {}),
+    config: {
+      ...(contextLength === undefined ? {} : { contextLength }),
+      ...(outputCap === undefined ? {} : { outputCap }),
+    },
+    learned: store.learnedLimits(),
+    ...(apiKey && format === 'openai' ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+  });
+  const reserveTokens = chooseReserve({
+    contextLength: limits.contextLength,
+    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
+    ...(reserve === undefined ? {} : { reserve }),
+  });
+  const driver = new ConversationDriver({
+    model,
+    contextLength: limits.contextLength,
+    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
+    ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
+    ...(safetyRatio === undefined ? {} : { safetyRatio }),
+    ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),
+    ...(overflowPatterns.length > 0 ? { overflowPatterns } : {}),
+    // The chat continues with the history each send returns.
+    adoptsHistory: true,
+  });
+  const reserveReason: ReserveReason =
+    reserve !== undefined
+      ? 'config'
+      : reserveTokens === undefined && limits.outputCap !== undefined
+        ? 'output cap'
+        : 'default share';
+  return {
+    model,
+    driver,
+    limits,
+    ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
+    reserveReason,
+  };
+}
