@@ -167,7 +167,9 @@ export function createChatPrinter({
     event(event) {
       switch (event.type) {
         case 'fit':
+          // Before or after `send-start`, depending on who fits: the spinner shows it either way.
           waiting = { ...waiting, sent: event.estimate, sentCounted: false };
+          spinner?.update(waiting);
           return;
         case 'send-start':
           spinFor({

@@ -62,9 +62,9 @@ describe('the chat’s words', () => {
       'model          glm5.2',
       'window         16,000  learned from an overflow error (config said 32,768)',
       'output cap      8,000  discovered at /model/info',
-      'reserve         8,000  the output cap',
+      'reserve         4,000  the output cap, at most a quarter of the window',
       'safety margin     480  3% of the window, for estimation error',
-      'prompt budget   7,520  window − reserve − safety margin',
+      'prompt budget  11,520  window − reserve − safety margin',
       'tool schemas      640  sent with every request, inside the prompt budget',
       "in use now     10,912  the provider's count of the last exchange",
       'next reply      4,576  max_tokens at most: window − in use − 512, and the output cap',
@@ -84,7 +84,7 @@ describe('the chat’s words', () => {
       ...emptyUsage(),
       requests: 2,
       promptTokens: 3_000,
-      cachedPromptTokens: 2_000,
+      cachedTokens: 2_000,
       completionTokens: 100,
     };
     expect(

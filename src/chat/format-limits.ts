@@ -20,7 +20,7 @@ function reserveText(reason: ReserveReason, limits: ResolvedLimits, figures: Bud
   if (reason === 'output cap')
     return figures.reserve === limits.outputCap
       ? 'the output cap'
-      : 'the output cap, at most half the window';
+      : 'the output cap, at most a quarter of the window';
   return limits.outputCap !== undefined
     ? 'the default share (max(1,000, 2% of the window)): the output cap is more than a quarter of the window'
     : 'the default share of the window: max(1,000, 2%), at most a quarter';

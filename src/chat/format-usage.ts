@@ -1,5 +1,5 @@
 import { count, formatDollars } from './format-chat.js';
-import { type ChatPrices, type UsageFigures, uncachedPromptTokens, usageCost } from './session-usage.js';
+import { type ChatPrices, type UsageFigures, uncachedTokens, usageCost } from './session-usage.js';
 
 /**
  * `/cost`: the session's requests, prompt tokens (read from the cache, written to it, uncached),
@@ -19,7 +19,7 @@ export function formatUsage({
 }): string {
   const lines = [
     `${sessionId === undefined ? 'no session yet' : `session ${sessionId.slice(0, 8)}`} · ${count(figures.requests)} request${figures.requests === 1 ? '' : 's'}`,
-    `prompt tokens  ${count(figures.promptTokens).padStart(10)}  cached ${count(figures.cachedPromptTokens)} · written to the cache ${count(figures.cacheWriteTokens)} · uncached ${count(uncachedPromptTokens(figures))}`,
+    `prompt tokens  ${count(figures.promptTokens).padStart(10)}  cached ${count(figures.cachedTokens)} · written to the cache ${count(figures.cacheWriteTokens)} · uncached ${count(uncachedTokens(figures))}`,
     `reply tokens   ${count(figures.completionTokens).padStart(10)}`,
   ];
   if (prices) {

@@ -1,36 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { addUsage, emptyUsage, uncachedPromptTokens, usageCost } from './session-usage.js';
+import { addUsage, emptyUsage, uncachedTokens, usageCost } from './session-usage.js';
 
 describe('session usage', () => {
   it('adds cached and uncached prompt tokens, and counts requests that stated no cache figure', () => {
     let figures = addUsage(emptyUsage(), {
       promptTokens: 2_524,
       completionTokens: 120,
-      cachedPromptTokens: 2_432,
+      cachedTokens: 2_432,
     });
     figures = addUsage(figures, {
       promptTokens: 2_009,
       completionTokens: 393,
-      cachedPromptTokens: 1_800,
+      cachedTokens: 1_800,
       cacheWriteTokens: 188,
     });
     figures = addUsage(figures, { promptTokens: 100, completionTokens: 10 });
     expect(figures).toEqual({
       requests: 3,
       promptTokens: 4_633,
-      cachedPromptTokens: 4_232,
+      cachedTokens: 4_232,
       cacheWriteTokens: 188,
       completionTokens: 523,
       withoutCacheFigure: 1,
     });
-    expect(uncachedPromptTokens(figures)).toBe(213);
+    expect(uncachedTokens(figures)).toBe(213);
   });
 
   it('prices uncached, cached, cache-written and reply tokens per million', () => {
     const figures = {
       ...emptyUsage(),
       promptTokens: 1_300_000,
-      cachedPromptTokens: 1_000_000,
+      cachedTokens: 1_000_000,
       cacheWriteTokens: 100_000,
       completionTokens: 50_000,
     };

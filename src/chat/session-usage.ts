@@ -22,7 +22,7 @@ export interface UsageFigures {
   requests: number;
   promptTokens: number;
   /** Prompt tokens the provider said it read from its cache. */
-  cachedPromptTokens: number;
+  cachedTokens: number;
   /** Prompt tokens the provider said it wrote to its cache. */
   cacheWriteTokens: number;
   completionTokens: number;
@@ -45,7 +45,7 @@ export function emptyUsage(): UsageFigures {
   return {
     requests: 0,
     promptTokens: 0,
-    cachedPromptTokens: 0,
+    cachedTokens: 0,
     cacheWriteTokens: 0,
     completionTokens: 0,
     withoutCacheFigure: 0,
@@ -54,11 +54,11 @@ export function emptyUsage(): UsageFigures {
 
 /** The figures with one more request's usage added. */
 export function addUsage(figures: UsageFigures, usage: ModelUsage): UsageFigures {
-  const stated = usage.cachedPromptTokens !== undefined || usage.cacheWriteTokens !== undefined;
+  const stated = usage.cachedTokens !== undefined || usage.cacheWriteTokens !== undefined;
   return {
     requests: figures.requests + 1,
     promptTokens: figures.promptTokens + usage.promptTokens,
-    cachedPromptTokens: figures.cachedPromptTokens + (usage.cachedPromptTokens ?? 0),
+    cachedTokens: figures.cachedTokens + (usage.cachedTokens ?? 0),
     cacheWriteTokens: figures.cacheWriteTokens + (usage.cacheWriteTokens ?? 0),
     completionTokens: figures.completionTokens + usage.completionTokens,
     withoutCacheFigure: figures.withoutCacheFigure + (stated ? 0 : 1),
@@ -66,8 +66,8 @@ export function addUsage(figures: UsageFigures, usage: ModelUsage): UsageFigures
 }
 
 /** Prompt tokens neither read from nor written to the cache. */
-export function uncachedPromptTokens(figures: UsageFigures): number {
-  return Math.max(0, figures.promptTokens - figures.cachedPromptTokens - figures.cacheWriteTokens);
+export function uncachedTokens(figures: UsageFigures): number {
+  return Math.max(0, figures.promptTokens - figures.cachedTokens - figures.cacheWriteTokens);
 }
 
 /**
@@ -79,8 +79,8 @@ export function uncachedPromptTokens(figures: UsageFigures): number {
  */
 export function usageCost(figures: UsageFigures, prices: ChatPrices): UsageCost {
   const perToken = (price: number) => price / 1_000_000;
-  const uncachedInput = uncachedPromptTokens(figures) * perToken(prices.input);
-  const cachedInput = figures.cachedPromptTokens * perToken(prices.cachedInput ?? prices.input);
+  const uncachedInput = uncachedTokens(figures) * perToken(prices.input);
+  const cachedInput = figures.cachedTokens * perToken(prices.cachedInput ?? prices.input);
   const cacheWrite = figures.cacheWriteTokens * perToken(prices.cacheWrite ?? prices.input);
   const output = figures.completionTokens * perToken(prices.output);
   return {

@@ -218,7 +218,7 @@ export function usageOf(value: unknown): ModelUsage | undefined {
   return {
     promptTokens: usage.input_tokens + (read ?? 0) + (written ?? 0),
     completionTokens: typeof usage.output_tokens === 'number' ? usage.output_tokens : 0,
-    ...(read === undefined ? {} : { cachedPromptTokens: read }),
+    ...(read === undefined ? {} : { cachedTokens: read }),
     ...(written === undefined ? {} : { cacheWriteTokens: written }),
   };
 }

@@ -12,7 +12,7 @@ export interface ModelUsage {
   /** Completion tokens spent on reasoning, when the provider says. */
   reasoningTokens?: number;
   /** Prompt tokens read from the provider's prompt cache, when it says (part of `promptTokens`). */
-  cachedPromptTokens?: number;
+  cachedTokens?: number;
   /** Prompt tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`). */
   cacheWriteTokens?: number;
 }

@@ -221,7 +221,7 @@ export function usageOf(value: unknown): ModelUsage | undefined {
   if (typeof details?.reasoning_tokens === 'number') result.reasoningTokens = details.reasoning_tokens;
   // OpenAI's prompt caching reports the cache hits in `usage.prompt_tokens_details.cached_tokens`.
   const prompt = usage.prompt_tokens_details as Record<string, unknown> | undefined;
-  if (typeof prompt?.cached_tokens === 'number') result.cachedPromptTokens = prompt.cached_tokens;
+  if (typeof prompt?.cached_tokens === 'number') result.cachedTokens = prompt.cached_tokens;
   return result;
 }
 

@@ -13,7 +13,7 @@ describe('usage with prompt-cache figures', () => {
         prompt_tokens_details: { cached_tokens: 2_432, audio_tokens: 0 },
         completion_tokens_details: { reasoning_tokens: 0 },
       }),
-    ).toEqual({ promptTokens: 2_524, completionTokens: 120, reasoningTokens: 0, cachedPromptTokens: 2_432 });
+    ).toEqual({ promptTokens: 2_524, completionTokens: 120, reasoningTokens: 0, cachedTokens: 2_432 });
     expect(openAIUsageOf({ prompt_tokens: 10, completion_tokens: 2 })).toEqual({
       promptTokens: 10,
       completionTokens: 2,
@@ -32,7 +32,7 @@ describe('usage with prompt-cache figures', () => {
     ).toEqual({
       promptTokens: 2_009,
       completionTokens: 393,
-      cachedPromptTokens: 1_800,
+      cachedTokens: 1_800,
       cacheWriteTokens: 188,
     });
   });
