@@ -11,7 +11,9 @@ const turn = (index: number): Message[] => [
 ];
 const messages: Message[] = [{ role: 'system', content: 'Be brief.' }, ...turn(1), ...turn(2), ...turn(3)];
 
-function status(last?: Parameters<typeof contextStatus>[0]['last'], history = messages) {
+type Inputs = Parameters<typeof contextStatus>[0];
+
+function status(last?: Inputs['last'], history = messages, lastSent?: Inputs['lastSent']) {
   return contextStatus({
     messages: history,
     tools,
@@ -20,6 +22,7 @@ function status(last?: Parameters<typeof contextStatus>[0]['last'], history = me
     window: 8_000,
     budget: 7_000,
     ...(last ? { last } : {}),
+    ...(lastSent ? { lastSent } : {}),
   });
 }
 
@@ -56,31 +59,14 @@ describe('contextStatus', () => {
 
   it('adds an estimate of what came after the counted exchange when the history only grew', () => {
     const cancelled: Message[] = [...messages, { role: 'user', content: 'And then?' }];
-    const result = contextStatus({
-      messages: cancelled,
-      tools,
-      model: 'gpt-4o',
-      manager: new ContextWindowManager({ model: 'gpt-4o', contextLength: 8_000 }),
-      window: 8_000,
-      budget: 7_000,
-      lastSent: { prompt: 600, completion: 60, sent: messages, tools },
-    });
+    const counted = { prompt: 600, completion: 60, sent: messages, tools };
+    const result = status(undefined, cancelled, counted);
     expect(result.basis).toBe('anchored');
     expect(result.added).toBeGreaterThan(0);
     expect(result.tokens).toBe(660 + (result.added ?? 0));
     expect(sum(result.parts)).toBe(result.tokens);
     const rewritten = [messages[0] as Message, { role: 'user' as const, content: 'A summary.' }];
-    expect(
-      contextStatus({
-        messages: rewritten,
-        tools,
-        model: 'gpt-4o',
-        manager: new ContextWindowManager({ model: 'gpt-4o', contextLength: 8_000 }),
-        window: 8_000,
-        budget: 7_000,
-        lastSent: { prompt: 600, completion: 60, sent: messages, tools },
-      }).basis,
-    ).toBe('estimate');
+    expect(status(undefined, rewritten, counted).basis).toBe('estimate');
   });
 
   it('counts the turns the last request left out, and splits only what it sent', () => {

@@ -1,4 +1,4 @@
-import { ProviderError } from '../providers/index.js';
+import { type ModelClient, ProviderError } from '../providers/index.js';
 
 /** A provider error made again from another, with its own message or overflow classification. */
 class CopiedProviderError extends ProviderError {
@@ -32,4 +32,29 @@ export function copyProviderError(
   { message = original.message, overflow }: { message?: string; overflow?: ProviderError['overflow'] },
 ): ProviderError {
   return new CopiedProviderError(original, message, overflow);
+}
+
+/**
+ * A client whose provider errors go through `rewrite`: what it returns is thrown instead (the error
+ * itself when it returns `undefined`); other errors and replies pass unchanged.
+ *
+ * @example
+ * const client = rewriteProviderErrors(inner, (error) => error.status === 404 ? copyProviderError(error, { message }) : undefined);
+ */
+export function rewriteProviderErrors(
+  client: ModelClient,
+  rewrite: (error: ProviderError) => ProviderError | undefined,
+): ModelClient {
+  return {
+    format: client.format,
+    baseUrl: client.baseUrl,
+    async send(request, options) {
+      try {
+        return await client.send(request, options);
+      } catch (error) {
+        if (!ProviderError.isInstance(error)) throw error;
+        throw rewrite(error) ?? error;
+      }
+    },
+  };
 }

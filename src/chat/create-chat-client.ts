@@ -8,9 +8,8 @@ import {
   createAnthropicClient,
   createOpenAICompatibleClient,
   type ModelClient,
-  ProviderError,
 } from '../providers/index.js';
-import { copyProviderError } from './copy-provider-error.js';
+import { copyProviderError, rewriteProviderErrors } from './copy-provider-error.js';
 
 /** Where `--base-url` points when neither the flag nor the config gives one. */
 export const DEFAULT_BASE_URLS = {
@@ -54,25 +53,16 @@ export function resolveApiKey({
  */
 export function withOverflowPatterns(client: ModelClient, patterns: readonly OverflowPattern[]): ModelClient {
   if (patterns.length === 0) return client;
-  return {
-    format: client.format,
-    baseUrl: client.baseUrl,
-    async send(request, options) {
-      try {
-        return await client.send(request, options);
-      } catch (error) {
-        if (!ProviderError.isInstance(error) || error.body === undefined) throw error;
-        if (error.failure !== 'http' && error.failure !== 'stream_error') throw error;
-        const overflow = classifyOverflow({
-          ...(error.status === undefined ? {} : { status: error.status }),
-          body: error.body,
-          patterns: [...patterns],
-        });
-        if (overflow.pattern === error.overflow.pattern) throw error;
-        throw copyProviderError(error, { overflow });
-      }
-    },
-  };
+  return rewriteProviderErrors(client, (error) => {
+    if (error.body === undefined || (error.failure !== 'http' && error.failure !== 'stream_error'))
+      return undefined;
+    const overflow = classifyOverflow({
+      ...(error.status === undefined ? {} : { status: error.status }),
+      body: error.body,
+      patterns: [...patterns],
+    });
+    return overflow.pattern === error.overflow.pattern ? undefined : copyProviderError(error, { overflow });
+  });
 }
 
 /** Options of {@link createChatClient}. */

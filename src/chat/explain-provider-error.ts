@@ -5,8 +5,8 @@
  * it came from, and a 404 says which `--format` or `--base-url` to use.
  */
 import { SpillwayError } from '../core/index.js';
-import { type ModelClient, ProviderError } from '../providers/index.js';
-import { copyProviderError } from './copy-provider-error.js';
+import type { ModelClient, ProviderError } from '../providers/index.js';
+import { copyProviderError, rewriteProviderErrors } from './copy-provider-error.js';
 
 /** Hosts that never answer without a key: the default base URLs. */
 const HOSTED_APIS: Record<string, { format: 'openai' | 'anthropic'; variable: string }> = {
@@ -112,17 +112,9 @@ export function withErrorHints(
   client: ModelClient,
   options: { format: 'openai' | 'anthropic'; baseUrl: string; keySource: string },
 ): ModelClient {
-  return {
-    format: client.format,
-    baseUrl: client.baseUrl,
-    async send(request, sendOptions) {
-      try {
-        return await client.send(request, sendOptions);
-      } catch (error) {
-        if (!ProviderError.isInstance(error) || error.overflow.kind !== 'none') throw error;
-        const message = explainHttpError({ error, ...options });
-        throw message === undefined ? error : copyProviderError(error, { message });
-      }
-    },
-  };
+  return rewriteProviderErrors(client, (error) => {
+    if (error.overflow.kind !== 'none') return undefined;
+    const message = explainHttpError({ error, ...options });
+    return message === undefined ? undefined : copyProviderError(error, { message });
+  });
 }
