@@ -186,10 +186,18 @@ describe('classifyOverflow and the HTTP status', () => {
   it('defers a 200 to the status stated inside the body', () => {
     const body = 'data: {"error":{"code":400,"message":"Context length exceeded"}}\n\n';
     expect(classifyOverflow({ status: 200, body }).kind).toBe('context');
-    expect(
-      classifyOverflow({ status: 200, body: 'data: {"error":{"message":"Context length exceeded"}}\n\n' })
-        .kind,
-    ).toBe('none');
+    const stated500 = 'data: {"error":{"code":500,"message":"Context length exceeded"}}\n\n';
+    expect(classifyOverflow({ status: 200, body: stated500 }).kind).toBe('none');
+  });
+
+  it('reads an error event inside a 200 stream as an error of unknown status', () => {
+    const body = 'data: {"error":{"message":"Context length exceeded"}}\n\n';
+    expect(classifyOverflow({ status: 200, body })).toMatchObject({ kind: 'context' });
+    const content = 'data: {"choices":[{"delta":{"content":"a prompt is too long for the context"}}]}\n\n';
+    expect(classifyOverflow({ status: 200, body: content })).toEqual({
+      kind: 'none',
+      pattern: NO_MATCH_PATTERN,
+    });
   });
 
   it('treats a bare 413 as an overflow only when the last estimate was at least 80% of the window', () => {

@@ -4,7 +4,15 @@
  */
 import { OVERFLOW_CATALOG } from './catalog/index.js';
 import { collectEvidence, httpStatus } from './collect-evidence.js';
-import { capScanText, errorEventsOf, joinWrappedWords, normalizeScanText } from './scan-text.js';
+import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
+import { parseFigure } from './parse-figure.js';
+import {
+  capScanText,
+  errorEventsOf,
+  joinWrappedWords,
+  normalizeScanText,
+  SSE_DATA_LINE,
+} from './scan-text.js';
 import {
   FIGURE_GROUPS,
   type OverflowFigures,
@@ -51,12 +59,6 @@ interface RowMatch {
   weak: boolean;
 }
 
-function parseFigure(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const number = Number(text.replaceAll(',', ''));
-  return Number.isSafeInteger(number) ? number : undefined;
-}
-
 function figuresOf(groups: Record<string, string | undefined> | undefined): OverflowFigures {
   const figures: OverflowFigures = {};
   if (!groups) return figures;
@@ -67,7 +69,7 @@ function figuresOf(groups: Record<string, string | undefined> | undefined): Over
   return figures;
 }
 
-function hasFigures(figures: OverflowFigures): boolean {
+function hasFigures(figures: OverflowFigures | OverflowInfo): boolean {
   return (
     figures.window !== undefined ||
     figures.input !== undefined ||
@@ -151,14 +153,73 @@ export function overflowScanText({ body, error }: Pick<ClassifyOverflowOptions, 
   return normalizeScanText(errorEventsOf(capScanText(collectEvidence(body, error).texts.join('\n'))));
 }
 
+function hasFigureFields(info: OverflowInfo): boolean {
+  return hasFigures(info);
+}
+
+/** The catalog's answer for the text, retried on the text with terminal wraps joined when it lacks figures. */
+function catalogMatch(
+  text: string,
+  events: string,
+  rows: () => Iterable<OverflowPattern | OverflowRow>,
+): RowMatch | undefined {
+  const match = scanRows(text, rows());
+  if (match && hasFigures(match.figures)) return match;
+  const joined = joinWrappedWords(events);
+  const rejoined = joined === undefined ? undefined : scanRows(normalizeScanText(joined), rows());
+  return rejoined && (hasFigures(rejoined.figures) || !match) ? rejoined : match;
+}
+
+function isGenericRow(row: OverflowPattern | OverflowRow): boolean {
+  return 'generic' in row && row.generic === true;
+}
+
+function figureCount(figures: OverflowFigures): number {
+  return [figures.window, figures.input, figures.output, figures.total, figures.outputLimit].filter(
+    (figure) => figure !== undefined,
+  ).length;
+}
+
+/** The generic layer beats generic catalog wording when it reads more figures from the same text. */
+function outranks(generic: OverflowInfo | undefined, match: RowMatch): boolean {
+  return (
+    generic !== undefined && generic.kind !== 'none' && figureCount(generic) > figureCount(match.figures)
+  );
+}
+
+/**
+ * An error event inside a 200 stream is the error itself: the 200 belongs to the stream, so the status
+ * counts as unknown unless the body states one.
+ */
+function effectiveStatus(status: number | undefined, raw: string, events: string): number | undefined {
+  return status === 200 && SSE_DATA_LINE.test(raw) && events.trim() !== '' ? undefined : status;
+}
+
+/** The generic layer's answer, retried on the text with terminal wraps joined when it lacks figures. */
+function genericMatch(text: string, events: string, status: number | undefined): OverflowInfo | undefined {
+  const plain = classifyGeneric({ text, ...(status !== undefined && { status }) });
+  if (plain && (plain.kind === 'none' || hasFigureFields(plain))) return plain;
+  const joined = joinWrappedWords(events);
+  if (joined === undefined) return plain;
+  const rejoined = classifyGeneric({
+    text: normalizeScanText(joined),
+    ...(status !== undefined && { status }),
+  });
+  return rejoined && hasFigureFields(rejoined) ? rejoined : plain;
+}
+
 /**
  * Classifies a provider rejection. Tries the caller's `patterns`, then {@link OVERFLOW_CATALOG}; the
- * first match wins, except that generic wording without figures is weak: a later row with figures
- * beats it, and it counts only at an unknown status or 400/413/422. Provider rows classify at any
- * status (LocalAI sends overflows as 500, LiteLLM as 503). When a message states both the prompt and
- * the window, they decide context (prompt over the window) against budget. A bare 413 is an overflow
- * only when `lastEstimate >= 0.8 * window`. Any input, of any size, is scanned in bounded time: at
- * most the first 32 KiB and the last 16 KiB of it, by patterns that cannot backtrack.
+ * first match wins, except that generic wording without figures is weak. What no row recognizes (or
+ * only weak wording does) goes to the generic layer: near-miss gates (rate limits, quotas, auth,
+ * byte sizes, overloads, truncated replies) keep it at `none`; otherwise the figures it states are
+ * read whatever the wording, and the kind follows from how they relate (prompt over the window:
+ * context; prompt within it but prompt + output over it: budget; output over its cap: output_cap),
+ * or from the words when no figure decides. Weak catalog wording counts only at an unknown status or
+ * 400/413/422; provider rows classify at any status (LocalAI sends overflows as 500, LiteLLM as 503).
+ * A bare 413 is an overflow only when `lastEstimate >= 0.8 * window`. Any input, of any size, is
+ * scanned in bounded time: at most the first 32 KiB and the last 16 KiB of it, by patterns that
+ * cannot backtrack, and at most 64 numbers are read.
  *
  * @example
  * classifyOverflow({
@@ -170,18 +231,26 @@ export function overflowScanText({ body, error }: Pick<ClassifyOverflowOptions, 
 export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo {
   const { status, body, error, lastEstimate, window, patterns = [], catalog = OVERFLOW_CATALOG } = options;
   const evidence = collectEvidence(body, error);
-  const events = errorEventsOf(capScanText(evidence.texts.join('\n')));
+  const raw = capScanText(evidence.texts.join('\n'));
+  const events = errorEventsOf(raw);
   const text = normalizeScanText(events);
-  let match = scanRows(text, rowsOf(patterns, catalog));
-  if (!match || !hasFigures(match.figures)) {
-    const joined = joinWrappedWords(events);
-    const rejoined =
-      joined === undefined ? undefined : scanRows(normalizeScanText(joined), rowsOf(patterns, catalog));
-    if (rejoined && (hasFigures(rejoined.figures) || !match)) match = rejoined;
-  }
-  const effective = statusOf(status, evidence.status, text);
+  const match = catalogMatch(text, events, () => rowsOf(patterns, catalog));
+  if (match && !match.weak && !isGenericRow(match.row)) return infoOf(match);
+  const effective = effectiveStatus(statusOf(status, evidence.status, text), raw, events);
+  const generic = genericMatch(text, events, effective);
+  if (match && !match.weak) return outranks(generic, match) ? (generic as OverflowInfo) : infoOf(match);
+  if (
+    generic &&
+    generic.kind !== 'none' &&
+    (hasFigureFields(generic) || generic.pattern === GENERIC_FINISH_REASON_PATTERN)
+  )
+    return generic;
+  // A gate or figures that show the request fitting outrank generic wording.
+  if (generic?.kind === 'none') return generic;
   const weakAllowed = effective === undefined || WEAK_EVIDENCE_STATUSES.includes(effective);
-  if (match && (!match.weak || weakAllowed)) return infoOf(match);
+  if (match && weakAllowed) return infoOf(match);
+  // Words without figures are weak evidence, as generic catalog wording is.
+  if (generic && weakAllowed) return generic;
   if (
     !match &&
     effective === 413 &&

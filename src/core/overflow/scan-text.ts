@@ -75,16 +75,32 @@ function unescapeRun(run: string, tail: string | undefined): string {
   return run + tail;
 }
 
-/** Whitespace and control characters, collapsed to one space. */
-export const SPACE_RUN = /[\s\u0000-\u001f\u007f]+/g;
+/** Whitespace, control characters and terminal box drawing (logos, frames), collapsed to one space. */
+export const SPACE_RUN = /[\s\u0000-\u001f\u007f\u2500-\u259f]+/g;
 
 /**
- * Undoes the envelopes providers and clients wrap messages in: `\uXXXX` escapes, backslashes before
- * quotes (JSON inside JSON, Python reprs), `\n` `\r` `\t` escapes, typographic quotes; then collapses
- * every run of whitespace and control characters (binary garbage included) into one space.
+ * A run of `\xHH` escapes, as Python prints the bytes of a UTF-8 string (`organization\xe2\x80\x99s`).
+ * Bounded: at most 12 bytes a run, the longest a few characters need.
+ */
+export const BYTE_ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}){1,12}/g;
+
+function decodeByteEscapes(run: string): string {
+  const bytes = new Uint8Array(run.length / 4);
+  for (let index = 0; index < bytes.length; index += 1)
+    bytes[index] = Number.parseInt(run.slice(index * 4 + 2, index * 4 + 4), 16);
+  const decoded = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return decoded.includes('\ufffd') ? run : decoded;
+}
+
+/**
+ * Undoes the envelopes providers and clients wrap messages in: Python bytes escapes of UTF-8
+ * (`\xe2\x80\x99`), `\uXXXX` escapes, backslashes before quotes (JSON inside JSON, Python reprs),
+ * `\n` `\r` `\t` escapes, typographic quotes; then collapses every run of whitespace, control
+ * characters (binary garbage included) and terminal box drawing into one space.
  */
 export function normalizeScanText(text: string): string {
   return text
+    .replace(BYTE_ESCAPE_RUN, decodeByteEscapes)
     .replace(ESCAPE_RUN, (match: string, tail: string | undefined) =>
       unescapeRun(match.slice(0, match.length - (tail?.length ?? 0)), tail),
     )

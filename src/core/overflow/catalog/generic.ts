@@ -34,7 +34,7 @@ export const GENERIC_ROWS: readonly OverflowRow[] = [
     name: 'generic-maximum-context-length',
     kind: 'context',
     provider: 'generic',
-    pattern: overflowRegex(String.raw`\bmaximum context length\b`),
+    pattern: overflowRegex(String.raw`\bmaximum context length\b(?: is (?<window>{N}) tokens)?`),
     example: 'maximum context length is 8192 tokens',
     source: 'mudler/nib chat/testdata/overflow/generic-maximum-context-length.json',
     generic: true,

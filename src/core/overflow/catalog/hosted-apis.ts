@@ -85,6 +85,16 @@ export const HOSTED_API_ROWS: readonly OverflowRow[] = [
     source: 'https://github.com/BigPizzaV3/CodexPlusPlus/issues/1803',
   },
   {
+    // moonshot-v1 counts the prompt plus max_tokens against the model's length: a two-line prompt
+    // with max_tokens 8190 fails on the 8k model and max_tokens 700 works.
+    name: 'moonshot-model-max-length-exceeded',
+    kind: 'budget',
+    provider: 'Moonshot AI (moonshot-v1)',
+    pattern: overflowRegex('model max length exceeded, max length: ?(?<window>{N})'),
+    example: "code: 400 - {'error': {'message': 'model max length exceeded, max length:8192',",
+    source: 'https://github.com/MoonshotAI/MoonshotAI-Cookbook/issues/18 (fixture moonshot-budget-01)',
+  },
+  {
     name: 'cohere-too-many-tokens',
     kind: 'context',
     provider: 'Cohere',

@@ -86,6 +86,15 @@ export const INFERENCE_SERVER_ROWS: readonly OverflowRow[] = [
     source: 'https://github.com/fedora-copr/logdetective-website/pull/193 (corpus llamacpppython-ctx-01)',
   },
   {
+    // llama-cpp-python 0.1.x checked `len(prompt_tokens) + max_tokens > n_ctx` and named neither part.
+    name: 'llama-cpp-python-requested-tokens-no-count',
+    kind: 'budget',
+    provider: 'llama-cpp-python (0.1.x)',
+    pattern: overflowRegex('Requested tokens exceed context window of (?<window>{N})'),
+    example: 'ValueError: Requested tokens exceed context window of 512',
+    source: 'https://github.com/abetlen/llama-cpp-python/issues/120 (fixture llamacpppython-budget-01)',
+  },
+  {
     // vllm/renderers/params.py (current). The input is a lower bound (tokenized with truncation at
     // window - max_tokens + 1): with max_tokens 0 it reads window + 1, a context overflow.
     name: 'vllm-passed-input-and-output',

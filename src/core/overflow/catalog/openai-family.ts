@@ -59,6 +59,18 @@ export const OPENAI_FAMILY_ROWS: readonly OverflowRow[] = [
     source: 'mudler/nib chat/testdata/overflow/vllm-current-budget.json (vllm/renderers/params.py)',
   },
   {
+    // The figures decide: the prompt within the window and prompt + max_tokens over it is budget.
+    name: 'vllm-input-tokens-plus-max-tokens',
+    kind: 'budget',
+    provider: 'vLLM OpenAI-compatible server (PR 33425 wording)',
+    pattern: overflowRegex(
+      String.raw`maximum context length is (?<window>{N}) tokens\. However, your request has (?<input>{N}) input tokens plus (?<output>{N}) 'max_tokens'`,
+    ),
+    example:
+      "This model's maximum context length is 2048 tokens. However, your request has 8 input tokens plus 2045 'max_tokens'. Please reduce one or the other. (parameter=input_tokens, max_tokens, value=(8, 2045))",
+    source: 'https://github.com/vllm-project/vllm/pull/33425 (fixture vllm-plus-max-tokens-01)',
+  },
+  {
     name: 'vllm-request-input-tokens',
     kind: 'context',
     provider: 'vLLM OpenAI-compatible server (0.11+)',
