@@ -1,20 +1,32 @@
 /**
  * @module
- * User overflow rows (`overflow_patterns` in the config): validated here, outside core, because the
- * ReDoS check needs `recheck`. Each row's shape is checked with zod, its regex compiled, its named
- * groups checked against the figure names, and the expression proven safe from catastrophic
- * backtracking by recheck within a time limit; anything else is an `invalid_config` error naming the
- * row. The compiled rows go to `classifyOverflow({ patterns })`, which tries them before the catalog.
+ * User overflow rows (`overflow_patterns` in the config), validated here, outside core, because the
+ * shape is checked with zod. Each row's shape is checked, its regex compiled (JavaScript syntax
+ * first, for the syntax message), its named groups checked against the figure names, and the regex
+ * compiled into a linear-time matcher (core's `compileLinearPattern`): a row outside that subset
+ * (backreferences, lookaround, quantifiers over something that can match nothing, huge repeat
+ * counts) is an `invalid_config` error that names the construct and what to write instead. No user
+ * row can make classification slow, whatever the text: matching is linear by construction.
  */
-import { checkSync } from 'recheck';
 import { z } from 'zod';
-import { FIGURE_GROUPS, OVERFLOW_KINDS, type OverflowPattern, SpillwayError } from '../core/index.js';
+import {
+  compileLinearPattern,
+  FIGURE_GROUPS,
+  OVERFLOW_KINDS,
+  type OverflowPattern,
+  SpillwayError,
+} from '../core/index.js';
 
-/** The longest user regex accepted: the checker's cost grows with the pattern. */
+/** The longest user regex accepted. */
 export const MAX_USER_REGEX_LENGTH = 1_000;
 /** The most user rows accepted. */
 export const MAX_USER_ROWS = 200;
-/** Time recheck may take to decide one row, in milliseconds; undecided rows are rejected. */
+/**
+ * Kept for callers that pass `timeoutMs`: rows are no longer checked by a ReDoS analyzer with a time
+ * limit, since a linear matcher needs no check.
+ *
+ * @deprecated No longer used.
+ */
 export const DEFAULT_RECHECK_TIMEOUT_MS = 10_000;
 
 /** One user row: `{ name, kind, regex }`, nothing else (a typo in a key fails). */
@@ -39,7 +51,11 @@ export type OverflowPatternConfig = z.infer<typeof OVERFLOW_PATTERN_ROW>;
 export interface CompileOverflowPatternsOptions {
   /** Where the rows sit in the config, for messages. Default `overflow_patterns`. */
   path?: string;
-  /** Time recheck may take per row. Default {@link DEFAULT_RECHECK_TIMEOUT_MS}. */
+  /**
+   * Ignored: kept so that existing callers still compile.
+   *
+   * @deprecated Rows are matched in linear time; nothing is checked against a clock.
+   */
   timeoutMs?: number;
 }
 
@@ -71,10 +87,9 @@ function checkShape(rows: unknown, path: string): OverflowPatternConfig[] {
   });
 }
 
-function compileRow(row: OverflowPatternConfig, label: string, timeoutMs: number): OverflowPattern {
-  let pattern: RegExp;
+function compileRow(row: OverflowPatternConfig, label: string): OverflowPattern {
   try {
-    pattern = new RegExp(row.regex, 'i');
+    new RegExp(row.regex, 'i');
   } catch (error) {
     throw invalid(
       `${label}: the regex is not valid JavaScript (${(error as Error).message}); fix it or remove the row`,
@@ -89,25 +104,21 @@ function compileRow(row: OverflowPatternConfig, label: string, timeoutMs: number
         { path: label, name: row.name },
       );
   }
-  const diagnostics = checkSync(row.regex, 'i', { timeout: timeoutMs });
-  if (diagnostics.status === 'vulnerable')
+  const compiled = compileLinearPattern(row.regex, { ignoreCase: true });
+  if (!compiled.success)
     throw invalid(
-      `${label}: the regex can backtrack catastrophically (${diagnostics.complexity.summary}; slow on ${diagnostics.attack.pattern}); rewrite it without nested or overlapping quantifiers`,
-      { path: label, name: row.name, complexity: diagnostics.complexity.summary },
+      `${label}: the regex uses ${compiled.problem.construct}, which overflow rows do not support (they are matched in linear time); ${compiled.problem.fix}`,
+      { path: label, name: row.name, construct: compiled.problem.construct, index: compiled.problem.index },
     );
-  if (diagnostics.status !== 'safe')
-    throw invalid(
-      `${label}: the regex could not be proven safe from catastrophic backtracking within ${timeoutMs} ms (${diagnostics.error.kind}); simplify it`,
-      { path: label, name: row.name },
-    );
-  return { name: row.name, kind: row.kind, pattern };
+  return { name: row.name, kind: row.kind, pattern: compiled.pattern };
 }
 
 /**
  * Validates and compiles user overflow rows. Throws `SpillwayError('invalid_config')` naming the row
  * for a wrong shape, an unknown kind, a duplicate name, invalid regex syntax, a named group that is
- * not a figure, or a regex recheck rates vulnerable or cannot decide within the time limit. Patterns
- * are compiled case-insensitive and run against the normalized text (`overflowScanText`).
+ * not a figure, or a construct outside the linear subset (the message names it and what to write
+ * instead). Patterns are matched case-insensitively against the normalized text (`overflowScanText`),
+ * in time linear in its length.
  *
  * @example
  * const patterns = compileOverflowPatterns([
@@ -117,7 +128,7 @@ function compileRow(row: OverflowPatternConfig, label: string, timeoutMs: number
  */
 export function compileOverflowPatterns(
   rows: unknown,
-  { path = 'overflow_patterns', timeoutMs = DEFAULT_RECHECK_TIMEOUT_MS }: CompileOverflowPatternsOptions = {},
+  { path = 'overflow_patterns' }: CompileOverflowPatternsOptions = {},
 ): OverflowPattern[] {
   const valid = checkShape(rows, path);
   const seen = new Map<string, number>();
@@ -130,7 +141,7 @@ export function compileOverflowPatterns(
         name: row.name,
       });
     seen.set(row.name, index);
-    return compileRow(row, label, timeoutMs);
+    return compileRow(row, label);
   });
 }
 

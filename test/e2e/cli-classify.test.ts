@@ -108,7 +108,7 @@ describe('spillway classify', () => {
     });
     const hostile = file(
       'hostile.json',
-      JSON.stringify([{ name: 'hostile', kind: 'context', regex: '(a+)+$' }]),
+      JSON.stringify([{ name: 'hostile', kind: 'context', regex: '(a)\\1+$' }]),
     );
     const { status, stderr } = spillway(['classify', '--patterns', hostile], 'aaaa');
     expect(status).toBe(2);

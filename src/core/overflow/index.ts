@@ -14,7 +14,26 @@ export {
   overflowScanText,
   WEAK_EVIDENCE_STATUSES,
 } from './classify-overflow.js';
+export {
+  type ExtractedFigures,
+  extractFigures,
+  GENERIC_FIGURES_PATTERN,
+  GENERIC_FINISH_REASON_PATTERN,
+  GENERIC_FITS_PATTERN,
+  GENERIC_WORDING_PATTERN,
+} from './generic/index.js';
+export {
+  type CompileLinearPatternOptions,
+  type CompileLinearPatternResult,
+  compileLinearPattern,
+  type LinearMatch,
+  type LinearPattern,
+  MAX_PROGRAM_SIZE,
+  MAX_REPEAT,
+  type PatternProblem,
+} from './linear/index.js';
 export { FIGURE_SOURCE, overflowRegex } from './overflow-regex.js';
+export { parseFigure } from './parse-figure.js';
 export { MAX_SCAN_CHARS, SCAN_HEAD_CHARS, SCAN_TAIL_CHARS } from './scan-text.js';
 export {
   FIGURE_GROUPS,
@@ -23,6 +42,7 @@ export {
   type OverflowFigures,
   type OverflowInfo,
   type OverflowKind,
+  type OverflowMatcher,
   type OverflowPattern,
   type OverflowRow,
 } from './types.js';

@@ -36,6 +36,19 @@ export const FIGURE_GROUPS = ['window', 'total', 'input', 'output', 'output_limi
 export type FigureGroup = (typeof FIGURE_GROUPS)[number];
 
 /**
+ * What a row's pattern offers: the `exec` / `test` surface of a `RegExp`. Catalog rows use `RegExp`
+ * (written and checked here); user rows from a configuration file use a linear pattern (see
+ * `compileLinearPattern`), which matches the same way in time linear in the text.
+ */
+export interface OverflowMatcher {
+  readonly source: string;
+  readonly flags: string;
+  lastIndex: number;
+  exec(text: string): { readonly groups?: Record<string, string | undefined> | undefined } | null;
+  test(text: string): boolean;
+}
+
+/**
  * A compiled pattern: what user rows are once `compileOverflowPatterns` (outside core) has checked
  * them, and the common part of every catalog row. The pattern runs against the normalized scan text
  * (whitespace collapsed to single spaces, JSON and Python escapes undone) and should not carry the
@@ -46,12 +59,14 @@ export interface OverflowPattern {
   readonly name: string;
   /** The kind when the figures do not decide it. */
   readonly kind: OverflowKind;
-  /** Named groups among {@link FIGURE_GROUPS} carry the figures. */
-  readonly pattern: RegExp;
+  /** Named groups among {@link FIGURE_GROUPS} carry the figures. A `RegExp` or a linear pattern. */
+  readonly pattern: OverflowMatcher;
 }
 
 /** A built-in catalog row: a pattern plus where it comes from. */
 export interface OverflowRow extends OverflowPattern {
+  /** Catalog rows are regular expressions, checked for catastrophic backtracking in the tests. */
+  readonly pattern: RegExp;
   /** Who sends this wording (`generic` for wording shared by many). */
   readonly provider: string;
   /** A real message this row was made for, verbatim from its source. */
