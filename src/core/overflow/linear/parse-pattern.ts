@@ -7,14 +7,7 @@
  * lookahead and lookbehind, Unicode property escapes, control escapes, and quantifiers whose optional
  * iterations could match nothing (`(a?)*`).
  */
-import {
-  type CharTest,
-  isDigit,
-  isNotLineTerminator,
-  isSpace,
-  isWord,
-  type PatternNode,
-} from './syntax.js';
+import { type CharTest, isDigit, isNotLineTerminator, isSpace, isWord, type PatternNode } from './syntax.js';
 
 /** Why a pattern is outside the subset: the construct, where it is, and what to write instead. */
 export interface PatternProblem {
@@ -69,7 +62,9 @@ class Parser {
       this.position += 1;
       alternatives.push(this.sequence());
     }
-    return alternatives.length === 1 ? (alternatives[0] as PatternNode) : { type: 'alternation', alternatives };
+    return alternatives.length === 1
+      ? (alternatives[0] as PatternNode)
+      : { type: 'alternation', alternatives };
   }
 
   sequence(): PatternNode {
@@ -86,7 +81,11 @@ class Parser {
     const bounds = this.quantifier();
     if (!bounds) return atom;
     if (atom.type === 'assert')
-      this.fail(`a quantifier on an anchor (at ${at})`, at, 'remove the quantifier: an anchor matches no character');
+      this.fail(
+        `a quantifier on an anchor (at ${at})`,
+        at,
+        'remove the quantifier: an anchor matches no character',
+      );
     const greedy = this.peek() !== '?';
     if (!greedy) this.position += 1;
     const groups = this.groupCount >= firstGroup ? { first: firstGroup, last: this.groupCount } : undefined;
@@ -103,9 +102,14 @@ class Parser {
     const bounds = /^\{(\d+)(,(\d*))?\}/.exec(this.source.slice(this.position));
     if (!bounds) return undefined;
     const min = Number(bounds[1]);
-    const max = bounds[2] === undefined ? min : bounds[3] === '' ? Number.POSITIVE_INFINITY : Number(bounds[3]);
+    const max =
+      bounds[2] === undefined ? min : bounds[3] === '' ? Number.POSITIVE_INFINITY : Number(bounds[3]);
     if (min > MAX_REPEAT || (Number.isFinite(max) && max > MAX_REPEAT))
-      this.fail(`the repeat count ${bounds[0]} (at ${this.position})`, this.position, `use counts up to ${MAX_REPEAT}, or + or *`);
+      this.fail(
+        `the repeat count ${bounds[0]} (at ${this.position})`,
+        this.position,
+        `use counts up to ${MAX_REPEAT}, or + or *`,
+      );
     this.position += bounds[0].length;
     return { min, max };
   }
@@ -169,9 +173,17 @@ class Parser {
   /** The code unit of an escape after its backslash (`n`, `x41`, `u0041`, `.`), shared with classes. */
   escapedCode(next: string, at: number): number {
     if (/[1-9]/.test(next) || (next === 'k' && this.peek() === '<'))
-      this.fail(`a backreference (\\${next === 'k' ? 'k<…>' : next} at ${at})`, at, 'repeat the text itself instead of referring to a group');
+      this.fail(
+        `a backreference (\\${next === 'k' ? 'k<…>' : next} at ${at})`,
+        at,
+        'repeat the text itself instead of referring to a group',
+      );
     if (next === 'p' || next === 'P')
-      this.fail(`a Unicode property escape (\\${next}{…} at ${at})`, at, 'list the characters in a class such as [a-z]');
+      this.fail(
+        `a Unicode property escape (\\${next}{…} at ${at})`,
+        at,
+        'list the characters in a class such as [a-z]',
+      );
     if (next === 'c') this.fail(`a control escape (\\c at ${at})`, at, 'write the character as \\xHH');
     const control = CONTROL_ESCAPES[next];
     if (control !== undefined && !(next === '0' && /\d/.test(this.peek() ?? ''))) return control;
@@ -183,7 +195,8 @@ class Parser {
         return Number.parseInt(digits, 16);
       }
     }
-    if (/[A-Za-z0-9]/.test(next)) this.fail(`the escape \\${next} (at ${at})`, at, `write ${next} without the backslash, or \\xHH`);
+    if (/[A-Za-z0-9]/.test(next))
+      this.fail(`the escape \\${next} (at ${at})`, at, `write ${next} without the backslash, or \\xHH`);
     return next.charCodeAt(0);
   }
 
@@ -194,10 +207,16 @@ class Parser {
     while (this.peek() !== ']') {
       if (this.peek() === undefined) this.fail(`an unclosed class (at ${at})`, at, 'close it with ]');
       const low = this.classMember();
-      if (this.peek() === '-' && this.peek(1) !== ']' && this.peek(1) !== undefined && typeof low === 'number') {
+      if (
+        this.peek() === '-' &&
+        this.peek(1) !== ']' &&
+        this.peek(1) !== undefined &&
+        typeof low === 'number'
+      ) {
         this.position += 1;
         const high = this.classMember();
-        if (typeof high !== 'number' || high < low) this.fail(`a class range out of order (at ${at})`, at, 'write ranges low to high, such as a-z');
+        if (typeof high !== 'number' || high < low)
+          this.fail(`a class range out of order (at ${at})`, at, 'write ranges low to high, such as a-z');
         tests.push((code) => code >= low && code <= high);
       } else tests.push(typeof low === 'number' ? (code) => code === low : low);
     }

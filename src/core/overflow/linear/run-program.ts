@@ -26,7 +26,11 @@ function wordAt(text: string, index: number): boolean {
   return index >= 0 && index < text.length && isWord(text.charCodeAt(index));
 }
 
-function holds(kind: Extract<Instruction, { op: 'assert' }>['kind'], text: string, position: number): boolean {
+function holds(
+  kind: Extract<Instruction, { op: 'assert' }>['kind'],
+  text: string,
+  position: number,
+): boolean {
   switch (kind) {
     case 'start':
       return position === 0;
@@ -65,7 +69,10 @@ class Machine {
           stack.push({ pc: instruction.to, captures: current });
           break;
         case 'split':
-          stack.push({ pc: instruction.second, captures: current }, { pc: instruction.first, captures: current });
+          stack.push(
+            { pc: instruction.second, captures: current },
+            { pc: instruction.first, captures: current },
+          );
           break;
         case 'save': {
           const next = current.slice();

@@ -72,8 +72,12 @@ export function foldSet(test: CharTest): CharTest {
     const lower = text.toLowerCase();
     const upper = text.toUpperCase();
     return (
-      (lower.length === 1 && canonicalize(lower.charCodeAt(0)) === canonicalize(code) && test(lower.charCodeAt(0))) ||
-      (upper.length === 1 && canonicalize(upper.charCodeAt(0)) === canonicalize(code) && test(upper.charCodeAt(0)))
+      (lower.length === 1 &&
+        canonicalize(lower.charCodeAt(0)) === canonicalize(code) &&
+        test(lower.charCodeAt(0))) ||
+      (upper.length === 1 &&
+        canonicalize(upper.charCodeAt(0)) === canonicalize(code) &&
+        test(upper.charCodeAt(0)))
     );
   };
 }
