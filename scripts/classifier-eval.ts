@@ -5,7 +5,6 @@
  * near-miss rows, an estimate of what wording no provider row was written for gets.
  * Run: `npm run eval:classify` (add `-- --redos` to also run recheck's full checker on every row).
  */
-import { checkSync } from 'recheck';
 import { classifyOverflow, OVERFLOW_CATALOG, type OverflowRow } from '../src/core/index.js';
 import {
   type ClassifierScore,
@@ -57,6 +56,8 @@ evaluate(`ablation: generic and near-miss rows only (${fallback.length} rows)`, 
 });
 
 if (process.argv.includes('--redos')) {
+  // Loaded only when asked for: recheck is a development tool, never on the runtime path.
+  const { checkSync } = await import('recheck');
   console.log('\nrecheck (auto checker, 60 s a row at most):');
   for (const row of OVERFLOW_CATALOG) {
     const diagnostics = checkSync(row.pattern.source, row.pattern.flags, { timeout: 60_000 });

@@ -1,7 +1,7 @@
-import { checkSync } from 'recheck';
 import { describe, expect, it } from 'vitest';
 import { STATED_STATUS } from './classify-overflow.js';
 import {
+  BYTE_ESCAPE_RUN,
   capScanText,
   ERROR_WORD,
   ESCAPE_RUN,
@@ -14,7 +14,20 @@ import {
   WRAPPED_WORD,
 } from './scan-text.js';
 
+// recheck is a development tool here: loaded only by the tests that use it.
+const { checkSync } = await import('recheck');
+
 describe('the scan text', () => {
+  it('decodes Python bytes escapes of UTF-8 and drops terminal box drawing', () => {
+    expect(normalizeScanText(String.raw`your organization\xe2\x80\x99s rate`)).toBe(
+      "your organization's rate",
+    );
+    expect(normalizeScanText(String.raw`\xff\xfe kept`)).toBe(String.raw`\xff\xfe kept`);
+    expect(normalizeScanText('The maximum tokens    █     █▀▀▀▄ █   █\n   you requested')).toBe(
+      'The maximum tokens you requested',
+    );
+  });
+
   it('keeps the head and the tail of a long text', () => {
     const text = `HEAD${'m'.repeat(200_000)}TAIL`;
     const capped = capScanText(text);
@@ -62,6 +75,7 @@ describe('the scan text', () => {
     ['WRAPPED_WORD', WRAPPED_WORD],
     ['STATED_STATUS', STATED_STATUS],
     ['SPACE_RUN', SPACE_RUN],
+    ['BYTE_ESCAPE_RUN', BYTE_ESCAPE_RUN],
   ])('%s cannot backtrack catastrophically (recheck)', (_name, pattern) => {
     expect(checkSync(pattern.source, pattern.flags, { timeout: 20_000 }).status).toBe('safe');
   });

@@ -1,10 +1,12 @@
-import { checkSync } from 'recheck';
 import { describe, expect, it } from 'vitest';
 import { classifyOverflow, overflowScanText } from '../classify-overflow.js';
 import { FIGURE_GROUPS, OVERFLOW_KINDS } from '../types.js';
 import { GENERIC_ROWS } from './generic.js';
 import { OVERFLOW_CATALOG } from './index.js';
 import { NEAR_MISS_ROWS } from './near-misses.js';
+
+// recheck is a development tool here: loaded only by the tests that use it.
+const { checkSync } = await import('recheck');
 
 const rows = OVERFLOW_CATALOG.map((row) => [row.name, row] as const);
 

@@ -86,9 +86,11 @@ class Emitter {
         if (this.ignoreCase) this.emit({ op: 'char', code: canonicalize(node.code) });
         else this.emit({ op: 'set', test: (code) => code === node.code });
         return;
-      case 'set':
-        this.emit({ op: 'set', test: this.ignoreCase ? foldSet(node.test) : node.test });
+      case 'set': {
+        const test = this.ignoreCase ? foldSet(node.test) : node.test;
+        this.emit({ op: 'set', test: node.negated ? (code) => !test(code) : test });
         return;
+      }
       case 'any':
         this.emit({ op: 'set', test: () => true });
         return;

@@ -222,7 +222,7 @@ class Parser {
     }
     this.position += 1;
     const inClass: CharTest = (code) => tests.some((test) => test(code));
-    return { type: 'set', test: negated ? (code) => !inClass(code) : inClass };
+    return { type: 'set', test: inClass, negated };
   }
 
   classMember(): number | CharTest {

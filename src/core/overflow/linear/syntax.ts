@@ -10,7 +10,8 @@ export type CharTest = (code: number) => boolean;
 /** A node of the pattern's syntax tree. */
 export type PatternNode =
   | { type: 'char'; code: number }
-  | { type: 'set'; test: CharTest }
+  /** `negated` inverts the set after case folding, as a `[^…]` class does. */
+  | { type: 'set'; test: CharTest; negated?: boolean }
   | { type: 'any' }
   | { type: 'assert'; kind: 'start' | 'end' | 'word-boundary' | 'not-word-boundary' }
   | { type: 'group'; index: number | undefined; name: string | undefined; body: PatternNode }
