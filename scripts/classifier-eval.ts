@@ -2,12 +2,15 @@
  * Measures `classifyOverflow` on the overflow fixtures: recall (overflow rows classified as any
  * overflow kind), kind accuracy (exact kind, all rows), false positives (rows labelled none classified
  * as an overflow) and figure accuracy, per file. Also measures an ablation with only the generic and
- * near-miss rows, an estimate of what wording no provider row was written for gets.
+ * near-miss rows, and leave-one-provider-out: each provider's rows classified with the catalog rows
+ * that fire on them or name their provider removed, the estimate for a server never seen.
  * Run: `npm run eval:classify` (add `-- --redos` to also run recheck's full checker on every row).
  */
 import { classifyOverflow, OVERFLOW_CATALOG, type OverflowRow } from '../src/core/index.js';
 import {
   type ClassifierScore,
+  leaveOneProviderOut,
+  loadAllOverflowFixtures,
   loadOverflowFixtures,
   OVERFLOW_FIXTURE_FILES,
   type OverflowFixtureRow,
@@ -54,6 +57,22 @@ const fallback = OVERFLOW_CATALOG.filter((row) => row.generic === true || row.ki
 evaluate(`ablation: generic and near-miss rows only (${fallback.length} rows)`, fallback, {
   showMisses: false,
 });
+
+{
+  const rows = loadAllOverflowFixtures();
+  const classify = leaveOneProviderOut(rows);
+  const providers = new Set(rows.map((row) => row.provider)).size;
+  console.log(`\nleave-one-provider-out (${providers} providers, each without its own catalog rows)`);
+  const score = scoreClassifier(rows, classify);
+  console.log(line('all', score));
+  for (const id of score.misses) {
+    const row = rows.find((candidate) => candidate.id === id) as OverflowFixtureRow;
+    const info = classify(row);
+    console.log(
+      `  ${id} (${row.provider}): expected ${row.expected_kind}, got ${info.kind} via ${info.pattern}`,
+    );
+  }
+}
 
 if (process.argv.includes('--redos')) {
   // Loaded only when asked for: recheck is a development tool, never on the runtime path.

@@ -9,10 +9,14 @@
 /** Characters that group thousands: comma, underscore, apostrophe, and every kind of space. */
 export const GROUP_SEPARATORS = ",_'\u0020\u00a0\u2009\u202f";
 
-/** One run of grouped digits, or plain digits: the grouping cannot overlap the digits, so it never backtracks. */
-export const GROUPED_DIGITS = `\\d{1,3}(?:[${GROUP_SEPARATORS}]\\d{3})+(?!\\d)|\\d+`;
+/**
+ * Digits, optionally grouped by thousands. One path, no alternation: each separator must be followed by
+ * exactly three digits and no fourth, so the fragment never backtracks into a digit run. A first group
+ * longer than three digits (`20000 000`) still matches here and is refused by {@link parseFigure}.
+ */
+export const GROUPED_DIGITS = `\\d+(?:[${GROUP_SEPARATORS}]\\d{3}(?!\\d))*`;
 
-const WHOLE_FIGURE = new RegExp(`^(?:${GROUPED_DIGITS})$`);
+const WHOLE_FIGURE = new RegExp(`^(?:\\d{1,3}(?:[${GROUP_SEPARATORS}]\\d{3})+|\\d+)$`);
 const SEPARATOR = new RegExp(`[${GROUP_SEPARATORS}]`, 'g');
 
 /**

@@ -99,8 +99,8 @@ function decodeByteEscapes(run: string): string {
  * characters (binary garbage included) and terminal box drawing into one space.
  */
 export function normalizeScanText(text: string): string {
-  return text
-    .replace(BYTE_ESCAPE_RUN, decodeByteEscapes)
+  const bytesDecoded = text.includes('\\x') ? text.replace(BYTE_ESCAPE_RUN, decodeByteEscapes) : text;
+  return bytesDecoded
     .replace(ESCAPE_RUN, (match: string, tail: string | undefined) =>
       unescapeRun(match.slice(0, match.length - (tail?.length ?? 0)), tail),
     )

@@ -25,15 +25,19 @@ export const MAX_FIGURE_CANDIDATES = 64;
  * `max_tokens=38000cannot`). Only a lower-case word of two letters or more before, three or more
  * after, and only where the word itself stands free: identifiers (`org_01hsjx`, `v1`) stay whole.
  */
-const GLUED_AFTER = /(?<=\d)(?=[a-z]{3,}\b)/g;
-const GLUED_BEFORE = /(?<=(?:^|[\s(,;:"'`])[a-z]{2,})(?=\d+(?![\w.]))/g;
+/** Digits followed by a word: matched forward from the digits, so a long run is read once. */
+const GLUED_AFTER = /(\d)(?=[a-z]{3,}\b)/g;
+/**
+ * A free-standing word glued to digits. Starts only after a delimiter, so each run of letters is
+ * scanned from its start once (a lookbehind over `[a-z]{2,}` would rescan the run at every position).
+ */
+const GLUED_BEFORE = /(^|[\s(,;:"'`])([a-z]{2,})(?=\d+(?![\w.]))/g;
 
 /** Puts back the spaces around figures glued to words. Returns the text unchanged when none is glued. */
 export function unglueFigures(text: string): string {
-  return text.replace(GLUED_AFTER, ' ').replace(GLUED_BEFORE, ' ');
+  return text.replace(GLUED_AFTER, '$1 ').replace(GLUED_BEFORE, '$1$2 ');
 }
 
-/** A digit run that does not continue a token on its left (a minus sign after a space is a sign). */
 const NUMBER = new RegExp(`(?<![\\w.@#$%/\\\\]|[\\w.]-)(?:${GROUPED_DIGITS})`, 'g');
 /** Characters that make a digit run part of a longer token when they touch it. */
 const TOKEN_CHARACTER = /[\w@#$%/\\]/;

@@ -91,8 +91,9 @@ const RIGHT_CUES: readonly Cue[] = [
   { role: 'window', source: String.raw`(?:tokens )?maximum\b` },
 ];
 
+/** One capturing group per cue, in order (cue sources use only non-capturing groups). */
 function compile(cues: readonly Cue[], anchored: boolean): RegExp {
-  const alternatives = cues.map((cue, index) => `(?<c${index}>${cue.source})`).join('|');
+  const alternatives = cues.map((cue) => `(${cue.source})`).join('|');
   return anchored
     ? new RegExp(`^[\\s)\\]\`'"~]*(?:${alternatives})`, 'i')
     : new RegExp(`(?<![a-z_])(?:${alternatives})(?![a-z_])`, 'gi');
@@ -101,9 +102,10 @@ function compile(cues: readonly Cue[], anchored: boolean): RegExp {
 const LEFT = compile(LEFT_CUES, false);
 const RIGHT = compile(RIGHT_CUES, true);
 
-function roleOf(cues: readonly Cue[], groups: Record<string, string | undefined> | undefined): CueRole {
-  const index = Object.entries(groups ?? {}).find(([, value]) => value !== undefined)?.[0];
-  return cues[Number(index?.slice(1))]?.role ?? 'ignore';
+function roleOf(cues: readonly Cue[], match: RegExpExecArray): CueRole {
+  for (let index = 0; index < cues.length; index += 1)
+    if (match[index + 1] !== undefined) return (cues[index] as Cue).role;
+  return 'ignore';
 }
 
 /** Filler between a cue and its figure: a few short words and marks, no digit, no sentence end. */
@@ -126,7 +128,7 @@ export function leftCue(left: string): CueRole | undefined {
   for (let match = LEFT.exec(left); match; match = LEFT.exec(left)) {
     const end = match.index + match[0].length;
     if (!best || end > best.end || (end === best.end && match[0].length > best.length))
-      best = { role: roleOf(LEFT_CUES, match.groups), end, length: match[0].length };
+      best = { role: roleOf(LEFT_CUES, match), end, length: match[0].length };
   }
   if (!best) return undefined;
   const gap = left.slice(best.end);
@@ -138,7 +140,7 @@ export function leftCue(left: string): CueRole | undefined {
 /** The role the unit right after a figure gives it, or `undefined`. */
 export function rightCue(right: string): CueRole | undefined {
   const match = RIGHT.exec(right);
-  return match ? roleOf(RIGHT_CUES, match.groups) : undefined;
+  return match ? roleOf(RIGHT_CUES, match) : undefined;
 }
 
 /** Words that name the requested output, for deciding what a bound or a measured figure is about. */

@@ -31,6 +31,7 @@ export function nullable(node: PatternNode): boolean {
     case 'any':
       return false;
     case 'assert':
+    case 'opaque':
       return true;
     case 'group':
       return nullable(node.body);
@@ -110,6 +111,9 @@ class Emitter {
         return;
       case 'repeat':
         this.repeat(node);
+        return;
+      case 'opaque':
+        throw new Error('a lenient parse tree cannot be compiled');
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PROGRAM_SIZE } from './compile-program.js';
-import { compileLinearPattern, type LinearPattern, requiredLiteral } from './linear-pattern.js';
+import { compileLinearPattern, type LinearPattern, requiredLiterals } from './linear-pattern.js';
 import { parseLinearPattern } from './parse-pattern.js';
 
 function compiled(source: string, ignoreCase = true): LinearPattern {
@@ -89,7 +89,10 @@ describe('compileLinearPattern', () => {
   it('skips the program when the text lacks a literal every match contains', () => {
     const tree = parseLinearPattern(String.raw`prompt (\d+)(?: tokens)? over (?:a|b)`);
     if (!tree.success) throw new Error('parse');
-    expect(requiredLiteral(tree.tree)).toBe('prompt ');
+    expect(requiredLiterals(tree.tree)).toEqual(['prompt ']);
+    const either = parseLinearPattern(String.raw`\brate[ _-]?limit|\btoo many requests\b`);
+    if (!either.success) throw new Error('parse');
+    expect(requiredLiterals(either.tree)).toEqual(['limit', 'too many requests']);
     const pattern = compiled(String.raw`acme (\d+) over`);
     expect(pattern.exec('no such words here')).toBeNull();
     expect(pattern.exec('ACME 12 OVER')?.steps).toBeGreaterThan(0);

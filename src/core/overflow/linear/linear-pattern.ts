@@ -43,12 +43,10 @@ export interface CompileLinearPatternOptions {
   ignoreCase?: boolean;
 }
 
-/**
- * The longest run of ASCII characters every match must contain (a quick test before the program
- * runs), or `''`. Only what is required at the top level counts: not inside alternatives or
- * optional repeats.
- */
-export function requiredLiteral(node: PatternNode): string {
+/** Literals shorter than this are not worth a quick test. */
+const MIN_LITERAL = 2;
+
+function longestRun(node: PatternNode): string {
   const runs: string[] = [];
   let run = '';
   const flush = () => {
@@ -70,6 +68,25 @@ export function requiredLiteral(node: PatternNode): string {
   return runs.reduce((longest, candidate) => (candidate.length > longest.length ? candidate : longest), '');
 }
 
+/**
+ * Literals of ASCII characters one of which every match must contain (a quick test before the
+ * program runs), or `[]` when there is no such set. The longest required run of the sequence; for an
+ * alternation at the top, one literal from each alternative (`rate…|too many requests`).
+ */
+export function requiredLiterals(node: PatternNode): string[] {
+  const run = longestRun(node);
+  if (run.length >= MIN_LITERAL) return [run];
+  const inner = node.type === 'group' ? node.body : node;
+  if (inner.type !== 'alternation') return [];
+  const perAlternative = inner.alternatives.map(requiredLiterals);
+  return perAlternative.every((literals) => literals.length > 0) ? perAlternative.flat() : [];
+}
+
+/** Whether `text` (lower-cased when `lower`) holds one of `literals`; true when there are none. */
+export function holdsOneOf(text: string, literals: readonly string[]): boolean {
+  return literals.length === 0 || literals.some((literal) => text.includes(literal));
+}
+
 class CompiledPattern implements LinearPattern {
   lastIndex = 0;
   readonly size: number;
@@ -80,14 +97,15 @@ class CompiledPattern implements LinearPattern {
     private readonly program: readonly Instruction[],
     private readonly names: ReadonlyArray<readonly [string, number]>,
     private readonly slots: number,
-    private readonly literal: string,
+    private readonly literals: readonly string[],
   ) {
     this.size = program.length;
   }
 
   exec(text: string): LinearMatch | null {
     const ignoreCase = this.flags.includes('i');
-    if (this.literal !== '' && !(ignoreCase ? text.toLowerCase() : text).includes(this.literal)) return null;
+    if (this.literals.length > 0 && !holdsOneOf(ignoreCase ? text.toLowerCase() : text, this.literals))
+      return null;
     const { captures, steps } = runProgram(this.program, text, this.slots);
     if (!captures) return null;
     const groups =
@@ -149,7 +167,9 @@ export function compileLinearPattern(
     };
   const names: Array<readonly [string, number]> = [];
   groupIndexes(parsed.tree, names);
-  const literal = requiredLiteral(parsed.tree);
+  const literals = requiredLiterals(parsed.tree).map((literal) =>
+    ignoreCase ? literal.toLowerCase() : literal,
+  );
   return {
     success: true,
     pattern: new CompiledPattern(
@@ -158,7 +178,7 @@ export function compileLinearPattern(
       program,
       names,
       2 * (parsed.groupCount + 1),
-      ignoreCase ? literal.toLowerCase() : literal,
+      literals,
     ),
   };
 }
