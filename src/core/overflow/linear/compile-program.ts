@@ -31,7 +31,6 @@ export function nullable(node: PatternNode): boolean {
     case 'any':
       return false;
     case 'assert':
-    case 'opaque':
       return true;
     case 'group':
       return nullable(node.body);
@@ -111,9 +110,6 @@ class Emitter {
         return;
       case 'repeat':
         this.repeat(node);
-        return;
-      case 'opaque':
-        throw new Error('a lenient parse tree cannot be compiled');
     }
   }
 

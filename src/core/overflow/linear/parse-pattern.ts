@@ -46,11 +46,7 @@ class Parser {
   groupCount = 0;
   readonly groupNames: string[] = [];
 
-  constructor(
-    readonly source: string,
-    /** Reads lookarounds and backreferences as opaque nodes instead of refusing them. */
-    readonly lenient = false,
-  ) {}
+  constructor(readonly source: string) {}
 
   fail(construct: string, index: number, fix: string): never {
     throw new Unsupported({ construct, index, fix });
@@ -142,7 +138,6 @@ class Parser {
         capturing = false;
         this.position += 2;
       } else if (head === '?<=' || head === '?<!' || head.startsWith('?=') || head.startsWith('?!')) {
-        if (this.lenient) return this.opaqueGroup(head.startsWith('?<') ? 3 : 2, at);
         const kind = head.startsWith('?<') ? 'lookbehind' : 'lookahead';
         this.fail(
           `a ${kind} (${kind === 'lookbehind' ? head : head.slice(0, 2)} at ${at})`,
@@ -164,21 +159,12 @@ class Parser {
     return { type: 'group', index, name, body };
   }
 
-  opaqueGroup(headLength: number, at: number): PatternNode {
-    this.position += headLength;
-    this.alternation();
-    if (this.peek() !== ')') this.fail(`an unclosed group (at ${at})`, at, 'close it with )');
-    this.position += 1;
-    return { type: 'opaque' };
-  }
-
   escape(at: number): PatternNode {
     const next = this.peek();
     if (next === undefined) this.fail(`a trailing backslash (at ${at})`, at, 'escape it as \\\\');
     this.position += 1;
     if (next === 'b' || next === 'B')
       return { type: 'assert', kind: next === 'b' ? 'word-boundary' : 'not-word-boundary' };
-    if (this.lenient && /[1-9]/.test(next)) return { type: 'opaque' };
     const set = CLASS_ESCAPES[next];
     if (set) return { type: 'set', test: set };
     return { type: 'char', code: this.escapedCode(next, at) };
@@ -255,14 +241,9 @@ class Parser {
 /**
  * Parses `source` as a linear pattern. The source must already be valid JavaScript (callers compile
  * it with `RegExp` first for the syntax error message); this decides whether it is in the subset.
- * `lenient` reads lookarounds and numbered backreferences as opaque nodes, for finding the literal a
- * catalog row requires; such a tree is never compiled.
  */
-export function parseLinearPattern(
-  source: string,
-  { lenient = false }: { lenient?: boolean } = {},
-): ParseResult {
-  const parser = new Parser(source, lenient);
+export function parseLinearPattern(source: string): ParseResult {
+  const parser = new Parser(source);
   try {
     const tree = parser.alternation();
     if (parser.position < source.length)

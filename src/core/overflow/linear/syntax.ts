@@ -13,8 +13,6 @@ export type PatternNode =
   /** `negated` inverts the set after case folding, as a `[^…]` class does. */
   | { type: 'set'; test: CharTest; negated?: boolean }
   | { type: 'any' }
-  /** A lookaround or backreference, kept only when parsing for the required literal (never compiled). */
-  | { type: 'opaque' }
   | { type: 'assert'; kind: 'start' | 'end' | 'word-boundary' | 'not-word-boundary' }
   | { type: 'group'; index: number | undefined; name: string | undefined; body: PatternNode }
   | { type: 'alternation'; alternatives: PatternNode[] }
