@@ -49,6 +49,18 @@ export function summarize(score: ClassifierScore): Record<string, number> {
   };
 }
 
+/** The counts behind {@link summarize}'s ratios. */
+function counts(score: ClassifierScore): Record<string, number> {
+  return {
+    rows: score.rows,
+    overflows: score.overflows,
+    detected: score.detected,
+    kind_correct: score.kindCorrect,
+    figures_stated: score.figuresStated,
+    figures_correct: score.figuresCorrect,
+  };
+}
+
 export async function evalClassifier(): Promise<Record<string, unknown>> {
   const rows = loadAllOverflowFixtures();
   const results: Record<string, unknown> = { rows: rows.length };
@@ -57,14 +69,14 @@ export async function evalClassifier(): Promise<Record<string, unknown>> {
   const lopo = scoreClassifier(rows, leaveOneProviderOut(rows));
   results.spillway_leave_one_provider_out = {
     ...summarize(lopo),
+    ...counts(lopo),
     providers: new Set(rows.map((row) => row.provider)).size,
-    figures_stated: lopo.figuresStated,
     misses: lopo.misses,
   };
   results.development_corpus = Object.fromEntries(
     Object.entries(OVERFLOW_FIXTURE_FILES).map(([name, file]) => {
-      const fileRows = loadOverflowFixtures(file);
-      return [name, { rows: fileRows.length, ...summarize(scoreClassifier(fileRows, classify)) }];
+      const score = scoreClassifier(loadOverflowFixtures(file), classify);
+      return [name, { ...summarize(score), ...counts(score) }];
     }),
   );
   return results;

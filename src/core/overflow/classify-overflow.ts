@@ -6,6 +6,7 @@ import { OVERFLOW_CATALOG } from './catalog/index.js';
 import { collectEvidence, httpStatus } from './collect-evidence.js';
 import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
 import { parseFigure } from './parse-figure.js';
+import { mayMatch } from './required-text.js';
 import {
   capScanText,
   errorEventsOf,
@@ -82,7 +83,9 @@ function hasFigures(figures: OverflowFigures | OverflowInfo): boolean {
 /** First match wins, except that a weak match is kept aside while later rows may still yield figures. */
 function scanRows(text: string, rows: Iterable<OverflowPattern | OverflowRow>): RowMatch | undefined {
   let fallback: RowMatch | undefined;
+  const lower = text.toLowerCase();
   for (const row of rows) {
+    if (!mayMatch(row.pattern, lower)) continue;
     row.pattern.lastIndex = 0;
     const match = row.pattern.exec(text);
     if (!match) continue;
