@@ -5,6 +5,7 @@
 import { OVERFLOW_CATALOG } from './catalog/index.js';
 import { collectEvidence, httpStatus } from './collect-evidence.js';
 import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
+import { overflowInfo } from './overflow-info.js';
 import { parseFigure } from './parse-figure.js';
 import { mayMatch } from './required-text.js';
 import {
@@ -138,15 +139,7 @@ function statusOf(explicit: number | undefined, fromError: number | undefined, t
 }
 
 function infoOf({ row, figures }: RowMatch): OverflowInfo {
-  const info: OverflowInfo = {
-    kind: kindOf(row, figures),
-    ...(figures.window !== undefined && { window: figures.window }),
-    ...(figures.input !== undefined && { input: figures.input }),
-    ...(figures.output !== undefined && { output: figures.output }),
-    ...(figures.total !== undefined && { total: figures.total }),
-    ...(figures.outputLimit !== undefined && { outputLimit: figures.outputLimit }),
-    pattern: row.name,
-  };
+  const info = overflowInfo(kindOf(row, figures), figures, row.name);
   if ('units' in row && row.units) info.units = row.units;
   return info;
 }

@@ -4,6 +4,7 @@
  * its words. Near-miss gates first, then structural figure extraction, then the kind from how the
  * figures relate, or from the words when no figure decides.
  */
+import { overflowInfo } from '../overflow-info.js';
 import type { OverflowFigures, OverflowInfo } from '../types.js';
 import { extractFigures } from './extract-figures.js';
 import { inferKind } from './infer-kind.js';
@@ -33,25 +34,13 @@ function hasAny(figures: OverflowFigures): boolean {
   return Object.values(figures).some((value) => value !== undefined);
 }
 
-function withFigures(info: OverflowInfo, figures: OverflowFigures): OverflowInfo {
-  return {
-    kind: info.kind,
-    ...(figures.window !== undefined && { window: figures.window }),
-    ...(figures.input !== undefined && { input: figures.input }),
-    ...(figures.output !== undefined && { output: figures.output }),
-    ...(figures.total !== undefined && { total: figures.total }),
-    ...(figures.outputLimit !== undefined && { outputLimit: figures.outputLimit }),
-    pattern: info.pattern,
-  };
-}
-
 /**
  * A gated near miss. A reply cut at its output limit keeps the usage figures it states (they count
  * a request that was served); the figures of a throttling or quota message are not about the window.
  */
 function gated(gate: string, text: string): OverflowInfo {
   const none: OverflowInfo = { kind: 'none', pattern: gate };
-  return gate === OUTPUT_TRUNCATED_GATE ? withFigures(none, extractFigures(text).figures) : none;
+  return gate === OUTPUT_TRUNCATED_GATE ? overflowInfo('none', extractFigures(text).figures, gate) : none;
 }
 
 /**
@@ -82,7 +71,7 @@ export function classifyGeneric({ text, status }: ClassifyGenericOptions): Overf
         ? GENERIC_FIGURES_PATTERN
         : GENERIC_WORDING_PATTERN;
   if (kind === 'none' && !words) return undefined;
-  const info = withFigures({ kind, pattern }, figures);
+  const info = overflowInfo(kind, figures, pattern);
   if (characters && info.window !== undefined) info.units = 'characters';
   return info;
 }
