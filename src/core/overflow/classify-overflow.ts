@@ -7,7 +7,7 @@ import { collectEvidence, httpStatus } from './collect-evidence.js';
 import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
 import { overflowInfo } from './overflow-info.js';
 import { parseFigure } from './parse-figure.js';
-import { mayMatch } from './required-text.js';
+import { holdsOneOf, requiredLiteralsOf } from './required-text.js';
 import {
   capScanText,
   errorEventsOf,
@@ -81,31 +81,42 @@ function hasFigures(figures: OverflowFigures | OverflowInfo): boolean {
   );
 }
 
-/** First match wins, except that a weak match is kept aside while later rows may still yield figures. */
-function scanRows(text: string, rows: Iterable<OverflowPattern | OverflowRow>): RowMatch | undefined {
-  let fallback: RowMatch | undefined;
-  const lower = text.toLowerCase();
-  for (const row of rows) {
-    if (!mayMatch(row.pattern, lower)) continue;
-    row.pattern.lastIndex = 0;
-    const match = row.pattern.exec(text);
-    if (!match) continue;
-    const derive = 'figures' in row ? row.figures : undefined;
-    const raw = figuresOf(match.groups);
-    const figures = derive ? derive(raw) : raw;
-    const weak = 'generic' in row && row.generic === true && !hasFigures(figures);
-    if (!weak) return { row, figures, weak };
-    fallback ??= { row, figures, weak };
-  }
-  return fallback;
+/** The match of one row, or `undefined`. */
+function matchRow(row: OverflowPattern | OverflowRow, text: string): RowMatch | undefined {
+  row.pattern.lastIndex = 0;
+  const match = row.pattern.exec(text);
+  if (!match) return undefined;
+  const derive = 'figures' in row ? row.figures : undefined;
+  const raw = figuresOf(match.groups);
+  const figures = derive ? derive(raw) : raw;
+  return { row, figures, weak: 'generic' in row && row.generic === true && !hasFigures(figures) };
 }
 
-function* rowsOf(
+/**
+ * First match wins, except that a weak match is kept aside while later rows may still yield figures.
+ * User rows run as they are (a linear pattern has its own quick test); catalog rows are skipped when
+ * the text lacks every literal their pattern requires.
+ */
+function scanRows(
+  text: string,
   patterns: readonly OverflowPattern[],
   catalog: readonly OverflowRow[],
-): Iterable<OverflowPattern | OverflowRow> {
-  yield* patterns;
-  yield* catalog;
+): RowMatch | undefined {
+  let fallback: RowMatch | undefined;
+  for (const row of patterns) {
+    const match = matchRow(row, text);
+    if (match && !match.weak) return match;
+    fallback ??= match;
+  }
+  const lower = text.toLowerCase();
+  const literals = requiredLiteralsOf(catalog);
+  for (let index = 0; index < catalog.length; index += 1) {
+    if (!holdsOneOf(lower, literals[index] as readonly string[])) continue;
+    const match = matchRow(catalog[index] as OverflowRow, text);
+    if (match && !match.weak) return match;
+    fallback ??= match;
+  }
+  return fallback;
 }
 
 /**
@@ -157,12 +168,13 @@ function hasFigureFields(info: OverflowInfo): boolean {
 function catalogMatch(
   text: string,
   events: string,
-  rows: () => Iterable<OverflowPattern | OverflowRow>,
+  patterns: readonly OverflowPattern[],
+  catalog: readonly OverflowRow[],
 ): RowMatch | undefined {
-  const match = scanRows(text, rows());
+  const match = scanRows(text, patterns, catalog);
   if (match && hasFigures(match.figures)) return match;
   const joined = joinWrappedWords(events);
-  const rejoined = joined === undefined ? undefined : scanRows(normalizeScanText(joined), rows());
+  const rejoined = joined === undefined ? undefined : scanRows(normalizeScanText(joined), patterns, catalog);
   return rejoined && (hasFigures(rejoined.figures) || !match) ? rejoined : match;
 }
 
@@ -230,7 +242,7 @@ export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo
   const raw = capScanText(evidence.texts.join('\n'));
   const events = errorEventsOf(raw);
   const text = normalizeScanText(events);
-  const match = catalogMatch(text, events, () => rowsOf(patterns, catalog));
+  const match = catalogMatch(text, events, patterns, catalog);
   if (match && !match.weak && !isGenericRow(match.row)) return infoOf(match);
   const effective = effectiveStatus(statusOf(status, evidence.status, text), raw, events);
   const generic = genericMatch(text, events, effective);

@@ -4,12 +4,14 @@
  * contains, lower-cased. A text that holds none of them cannot match, and `includes` on the
  * lower-cased text is cheaper than a case-insensitive expression that cannot skip ahead.
  */
+export { holdsOneOf } from './linear/linear-pattern.js';
+
 import { requiredLiterals } from './linear/linear-pattern.js';
 import { parseLinearPattern } from './linear/parse-pattern.js';
 import type { OverflowMatcher } from './types.js';
 
-/** Literals by pattern, computed once: a pattern's source never changes. */
-const LITERALS = new WeakMap<OverflowMatcher, readonly string[]>();
+/** Literals by catalog, computed once per list of rows: a row's pattern never changes. */
+const LITERALS = new WeakMap<readonly { pattern: OverflowMatcher }[], ReadonlyArray<readonly string[]>>();
 
 /** The source a catalog figure fragment reads as (a lookahead the linear parser leaves out). */
 const FIGURE_LOOKAHEAD = /\(\?!\\d\)/g;
@@ -21,16 +23,16 @@ function literalsOf(pattern: OverflowMatcher): readonly string[] {
 }
 
 /**
- * Whether `lowerText` (the scan text, lower-cased) can match `pattern`: false only when it holds
- * none of the literals every match requires. Patterns the linear parser does not read always run.
+ * For each row of `rows`, lower-cased literals one of which every match of its pattern contains
+ * (`[]` when the linear parser does not read the pattern: that row always runs).
  */
-export function mayMatch(pattern: OverflowMatcher, lowerText: string): boolean {
-  let literals = LITERALS.get(pattern);
+export function requiredLiteralsOf(
+  rows: readonly { pattern: OverflowMatcher }[],
+): ReadonlyArray<readonly string[]> {
+  let literals = LITERALS.get(rows);
   if (literals === undefined) {
-    literals = literalsOf(pattern);
-    LITERALS.set(pattern, literals);
+    literals = rows.map((row) => literalsOf(row.pattern));
+    LITERALS.set(rows, literals);
   }
-  if (literals.length === 0) return true;
-  for (const literal of literals) if (lowerText.includes(literal)) return true;
-  return false;
+  return literals;
 }

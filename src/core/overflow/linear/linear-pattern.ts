@@ -84,7 +84,9 @@ export function requiredLiterals(node: PatternNode): string[] {
 
 /** Whether `text` (lower-cased when `lower`) holds one of `literals`; true when there are none. */
 export function holdsOneOf(text: string, literals: readonly string[]): boolean {
-  return literals.length === 0 || literals.some((literal) => text.includes(literal));
+  if (literals.length === 0) return true;
+  for (const literal of literals) if (text.includes(literal)) return true;
+  return false;
 }
 
 class CompiledPattern implements LinearPattern {
