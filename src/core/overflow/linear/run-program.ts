@@ -103,11 +103,15 @@ class Machine {
   run(slots: number): RunResult {
     let current: Thread[] = [];
     let matched: Captures | undefined;
+    // A pattern that starts with ^ can only start at 0: no fresh thread later, and no work once none is left.
+    const second = this.program[1];
+    const anchored = second?.op === 'assert' && second.kind === 'start';
     for (let position = 0; position <= this.text.length; position += 1) {
+      if (anchored && position > 0 && current.length === 0) break;
       // One generation per position: the threads carried over and the fresh start share it, so no
       // instruction is visited twice at one position.
       this.generation = position + 1;
-      if (matched === undefined) {
+      if (matched === undefined && (!anchored || position === 0)) {
         const fresh = new Int32Array(slots).fill(-1);
         this.follow(current, 0, fresh, position);
       }
