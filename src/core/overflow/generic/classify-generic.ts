@@ -8,7 +8,13 @@ import { overflowInfo } from '../overflow-info.js';
 import type { OverflowFigures, OverflowInfo } from '../types.js';
 import { extractFigures } from './extract-figures.js';
 import { inferKind } from './infer-kind.js';
-import { kindFromWords, NEAR_MISS_STATUSES, nearMissGate, OUTPUT_TRUNCATED_GATE } from './vocabulary.js';
+import {
+  kindFromWords,
+  NEAR_MISS_STATUSES,
+  nearMissGate,
+  OUTPUT_TRUNCATED_GATE,
+  TOPIC_WORDS,
+} from './vocabulary.js';
 
 /** `pattern` of a result the figures decided. */
 export const GENERIC_FIGURES_PATTERN = 'generic-figures';
@@ -57,6 +63,7 @@ export function classifyGeneric({ text, status }: ClassifyGenericOptions): Overf
   if (status === 200 && !ERROR_MARK.test(text)) return undefined;
   const gate = nearMissGate(text);
   if (gate !== undefined) return gated(gate, text);
+  if (!TOPIC_WORDS.test(text)) return undefined;
   const { figures, negativeOutput, characters } = extractFigures(text);
   const words = kindFromWords(text);
   if (words === 'budget' && !hasAny(figures))

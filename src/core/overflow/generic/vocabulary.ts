@@ -49,12 +49,20 @@ export const NEAR_MISS_GATES: readonly Gate[] = [
   {
     name: 'near-miss-validation',
     words:
-      /\.id'?: string too long|array too long|array_above_max_length|integer above maximum value|unsupported parameter|is not supported|content[ _]filter|content management policy|not found\b/i,
+      /\.id'?: string too long|array too long|array_above_max_length|(?:above maximum|below minimum) value|unsupported parameter|is not supported|content[ _]filter|content management policy|not found\b/i,
   },
 ];
 
 /** Statuses that are never an overflow, whatever the body says. */
 export const NEAR_MISS_STATUSES: readonly number[] = [401, 403, 404, 429];
+
+/**
+ * What an overflow is about: tokens, the context, the prompt or its length. A text with none of these
+ * words (an image size, a temperature out of range, a file too large) is not an overflow, whatever
+ * its figures and verbs.
+ */
+export const TOPIC_WORDS =
+  /tokens?\b|context|n_ctx|prompt|\binputs?\b|messages|max_model_len|sequence length|max(?:imum)? ?length|kv size|completion/i;
 
 /** The gate a text opens, if any. */
 export function nearMissGate(text: string): string | undefined {
