@@ -35,7 +35,14 @@ describe('classifyGeneric', () => {
       classifyGeneric({
         text: 'Model x has hit a token limit! Input tokens: ~7,123 of 200,000 Output tokens: ~3,017 of 4,096 -- possibly exceeded output limit!',
       }),
-    ).toEqual({ kind: 'none', pattern: GENERIC_FITS_PATTERN });
+    ).toEqual({
+      kind: 'none',
+      window: 200_000,
+      input: 7123,
+      output: 3017,
+      outputLimit: 4096,
+      pattern: GENERIC_FITS_PATTERN,
+    });
     expect(
       classifyGeneric({
         text: "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 5",
