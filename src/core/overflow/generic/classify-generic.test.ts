@@ -55,7 +55,7 @@ describe('classifyGeneric', () => {
       classifyGeneric({ text: 'prompt is too long: 9000 tokens > 8192 maximum', status: 429 }),
     ).toBeUndefined();
     expect(
-      classifyGeneric({ text: 'prompt is too long: 9000 tokens > 8192 maximum', status: 200 }),
+      classifyGeneric({ text: 'error: prompt is too long: 9000 tokens > 8192 maximum', status: 200 }),
     ).toMatchObject({
       kind: 'context',
     });
