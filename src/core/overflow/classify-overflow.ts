@@ -7,7 +7,7 @@ import { collectEvidence, httpStatus } from './collect-evidence.js';
 import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
 import { overflowInfo } from './overflow-info.js';
 import { parseFigure } from './parse-figure.js';
-import { holdsOneOf, requiredLiteralsOf } from './required-text.js';
+import { holdsOneOf, requiredLiteralsOf, wordsOf } from './required-text.js';
 import {
   capScanText,
   errorEventsOf,
@@ -109,9 +109,10 @@ function scanRows(
     fallback ??= match;
   }
   const lower = text.toLowerCase();
+  const words = wordsOf(lower);
   const literals = requiredLiteralsOf(catalog);
   for (let index = 0; index < catalog.length; index += 1) {
-    if (!holdsOneOf(lower, literals[index] as readonly string[])) continue;
+    if (!holdsOneOf(lower, words, literals[index] ?? [])) continue;
     const match = matchRow(catalog[index] as OverflowRow, text);
     if (match && !match.weak) return match;
     fallback ??= match;

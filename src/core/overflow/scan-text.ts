@@ -75,8 +75,14 @@ function unescapeRun(run: string, tail: string | undefined): string {
   return run + tail;
 }
 
-/** Whitespace, control characters and terminal box drawing (logos, frames), collapsed to one space. */
-export const SPACE_RUN = /[\s\u0000-\u001f\u007f\u2500-\u259f]+/g;
+/**
+ * A run of whitespace, control characters and terminal box drawing (logos, frames) that is not
+ * already one plain space: collapsed to one space. A lone space is left alone, so ordinary prose
+ * costs no replacement. The run after the first character is taken whole and cannot fail, so the
+ * expression never backtracks.
+ */
+export const SPACE_RUN =
+  / ?(?:[^\S ]|[\u0000-\u001f\u007f\u2500-\u259f])[\s\u0000-\u001f\u007f\u2500-\u259f]*| {2,}[\s\u0000-\u001f\u007f\u2500-\u259f]*/g;
 
 /**
  * A run of `\xHH` escapes, as Python prints the bytes of a UTF-8 string (`organization\xe2\x80\x99s`).
@@ -100,10 +106,12 @@ function decodeByteEscapes(run: string): string {
  */
 export function normalizeScanText(text: string): string {
   const bytesDecoded = text.includes('\\x') ? text.replace(BYTE_ESCAPE_RUN, decodeByteEscapes) : text;
-  return bytesDecoded
-    .replace(ESCAPE_RUN, (match: string, tail: string | undefined) =>
-      unescapeRun(match.slice(0, match.length - (tail?.length ?? 0)), tail),
-    )
+  const unescaped = bytesDecoded.includes('\\')
+    ? bytesDecoded.replace(ESCAPE_RUN, (match: string, tail: string | undefined) =>
+        unescapeRun(match.slice(0, match.length - (tail?.length ?? 0)), tail),
+      )
+    : bytesDecoded;
+  return unescaped
     .replace(/[\u2018\u2019\u201b\u2032]/g, "'")
     .replace(/[\u201c\u201d]/g, '"')
     .replace(SPACE_RUN, ' ');
