@@ -4,11 +4,7 @@
  * environment, and the user's overflow rows applied to every error the provider sends.
  */
 import { classifyOverflow, type OverflowPattern } from '../core/index.js';
-import {
-  createAnthropicClient,
-  createOpenAICompatibleClient,
-  type ModelClient,
-} from '../providers/index.js';
+import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
 import { copyProviderError, rewriteProviderErrors } from './copy-provider-error.js';
 
 /** Where `--base-url` points when neither the flag nor the config gives one. */

@@ -18,23 +18,13 @@ const RETRY_REASONS = {
  * (streamed text, tool calls, usage) or not at all.
  *
  * @example
- * describeEvent({ type: 'prune', droppedTurns: 3, before: 14_200, after: 7_100, budget: 7_520 });
- * // { level: 'info', text: 'pruned 3 older turns to fit the budget (14k → 7.1k of 7.5k tokens)' }
+ * describeEvent({ type: 'cut', iteration: 4, kind: 'drop', freed: 7_100, droppedTurns: 3, elided: 0, shortened: 0, after: 7_100, budget: 7_520 });
+ * // { level: 'info', text: 'cut 7.1k tokens to fit the window: 3 older turns left out (now 7.1k of 7.5k)' }
  */
 export function describeEvent(event: LoopEvent): ChatNotice | undefined {
-  // Tool-output compression events come from managers that compress (newer builds of core).
-  const compress = event as unknown as { type: string; escalated?: number; before?: number; after?: number };
-  if (compress.type === 'compress' && compress.escalated !== undefined)
-    return {
-      level: 'info',
-      text: `shortened ${compress.escalated} older tool output${compress.escalated === 1 ? '' : 's'} (${formatTokens(compress.before ?? 0)} → ${formatTokens(compress.after ?? 0)} tokens)`,
-    };
   switch (event.type) {
-    case 'prune':
-      return {
-        level: 'info',
-        text: `pruned ${event.droppedTurns} older turn${event.droppedTurns === 1 ? '' : 's'} to fit the budget (${formatTokens(event.before)} → ${formatTokens(event.after)} of ${formatTokens(event.budget)} tokens)`,
-      };
+    case 'cut':
+      return { level: 'info', text: describeCut(event) };
     case 'compaction-start':
       return {
         level: 'info',
@@ -69,4 +59,14 @@ export function describeEvent(event: LoopEvent): ChatNotice | undefined {
     default:
       return undefined;
   }
+}
+
+/** A cut in plain words: what it took out, and the request's size after it. */
+function describeCut(event: Extract<LoopEvent, { type: 'cut' }>): string {
+  const parts: string[] = [];
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  if (event.droppedTurns > 0) parts.push(`${plural(event.droppedTurns, 'older turn')} left out`);
+  if (event.elided > 0) parts.push(`${plural(event.elided, 'older tool output')} elided`);
+  if (event.shortened > 0) parts.push(`${plural(event.shortened, 'new tool output')} shortened`);
+  return `cut ${formatTokens(event.freed)} tokens to fit the window: ${parts.join(', ')} (now ${formatTokens(event.after)} of ${formatTokens(event.budget)})`;
 }

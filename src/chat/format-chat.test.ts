@@ -107,16 +107,19 @@ describe('the chat’s words', () => {
   it('puts loop events in plain words', () => {
     expect(
       describeEvent({
-        type: 'prune',
+        type: 'cut',
         iteration: 1,
+        kind: 'elide+drop',
+        freed: 7_100,
         droppedTurns: 3,
-        before: 14_200,
+        elided: 2,
+        shortened: 0,
         after: 7_100,
         budget: 7_520,
       }),
     ).toEqual({
       level: 'info',
-      text: 'pruned 3 older turns to fit the budget (14k → 7.1k of 7.5k tokens)',
+      text: 'cut 7.1k tokens to fit the window: 3 older turns left out, 2 older tool outputs elided (now 7.1k of 7.5k)',
     });
     expect(describeEvent({ type: 'compaction-start', iteration: 2, reason: 'overflow' })?.text).toMatch(
       /recovering…$/,

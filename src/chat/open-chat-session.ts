@@ -5,7 +5,7 @@
  */
 
 import type { ChatConfig } from '../config/chat-config.js';
-import { COMPRESSION_BANDS, SpillwayError } from '../core/index.js';
+import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import type { ResolvedLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
@@ -159,11 +159,6 @@ export async function openChatSession({
         store,
       });
     let chosen = await chooseModel(model);
-    if (config.compressionThresholds !== undefined)
-      onNotice?.({
-        level: 'warning',
-        text: `thresholds.compression is checked but not applied: this build's manager compresses tool outputs at its fixed bands (${COMPRESSION_BANDS.map((band) => `${band.level} ${band.from}`).join(', ')})`,
-      });
     // A third of the prompt budget per tool result: the newest result is never compressed or pruned,
     // so one large file must not be able to leave the rest of the request no room.
     let session: ChatSession | undefined;

@@ -24,7 +24,6 @@ describe('parseChatConfig', () => {
       safety_ratio: 0.05,
       summary_max_tokens: 2_048,
       overflow_patterns: [{ name: 'acme', kind: 'context', regex: String.raw`acme window (?<window>\d+)` }],
-      thresholds: { compression: { truncated: 0.4, outline: 0.7, elided: 0.85 } },
       mcp_servers: {
         github: { command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
         docs: { url: 'http://127.0.0.1:9000/mcp', headers: { authorization: 'Bearer x' } },
@@ -45,7 +44,6 @@ describe('parseChatConfig', () => {
       reserve: 2_000,
       safetyRatio: 0.05,
       summaryMaxTokens: 2_048,
-      compressionThresholds: { truncated: 0.4, outline: 0.7, elided: 0.85 },
       mcpServers: [
         { name: 'github', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
         { name: 'docs', url: 'http://127.0.0.1:9000/mcp', headers: { authorization: 'Bearer x' } },
@@ -85,15 +83,12 @@ describe('parseChatConfig', () => {
     expect(rejection({ prices: { input: -1, output: 2 } }).data.path).toBe('prices.input');
   });
 
-  it('names the path of a typo inside an MCP server, a deferred-tools block and the thresholds', () => {
+  it('names the path of a typo inside an MCP server and a deferred-tools block', () => {
     expect(rejection({ mcp_servers: { github: { comand: 'x' } } }).message).toMatch(
       /^mcp_servers\.github\.comand: unknown key; use one of command, args/,
     );
     expect(rejection({ deferred_tools: { max_load: 3 } }).message).toMatch(
       /^deferred_tools\.max_load: unknown key; use one of enabled, max_loaded, always_loaded/,
-    );
-    expect(rejection({ thresholds: { compression: { elide: 0.9 } } }).message).toMatch(
-      /^thresholds\.compression\.elide: unknown key; use one of truncated, outline, elided/,
     );
   });
 
@@ -103,9 +98,6 @@ describe('parseChatConfig', () => {
     expect(rejection({ safety_ratio: 0.7 }).message).toMatch(/^safety_ratio: /);
     expect(rejection({ base_url: 'ftp://host/v1' }).message).toMatch(/^base_url: /);
     expect(rejection({ mcp_servers: { 'bad name': { command: 'x' } } }).message).toMatch(/^mcp_servers/);
-    expect(rejection({ thresholds: { compression: { truncated: 0.9, outline: 0.5 } } }).message).toMatch(
-      /^thresholds\.compression: the bands must rise/,
-    );
   });
 
   it('reports an overflow row that is unsafe, naming the row and the file', () => {

@@ -18,8 +18,6 @@ import { compileOverflowPatterns } from './overflow-patterns.js';
 export const CHAT_CONFIG_FILE = 'spillway.config.json';
 
 const positive = z.int().positive();
-/** A share of the prompt budget, for pressure thresholds. */
-const share = z.number().gt(0).max(1);
 /** MCP server names become tool-name prefixes (`github__create_issue`). */
 const serverName = z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1–32 letters, digits, "_" or "-"');
 
@@ -33,13 +31,6 @@ const HTTP_SERVER = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: z.record(z.string(), z.string()).optional(),
 });
-
-const COMPRESSION_THRESHOLDS = z
-  .strictObject({ truncated: share.optional(), outline: share.optional(), elided: share.optional() })
-  .refine(
-    ({ truncated = 0, outline = truncated, elided = outline }) => truncated <= outline && outline <= elided,
-    'the bands must rise: truncated <= outline <= elided',
-  );
 
 /** The whole file. Unknown keys fail, at any depth. */
 export const CHAT_CONFIG = z.strictObject({
@@ -62,8 +53,6 @@ export const CHAT_CONFIG = z.strictObject({
   summary_max_tokens: positive.optional(),
   /** User overflow rows `{ name, kind, regex }`, tried before the catalog. */
   overflow_patterns: z.array(z.unknown()).optional(),
-  /** Pressure thresholds, as shares of the prompt budget. */
-  thresholds: z.strictObject({ compression: COMPRESSION_THRESHOLDS.optional() }).optional(),
   /** MCP servers by name: a command to spawn (stdio) or a streamable HTTP `url`. */
   mcp_servers: z.record(serverName, z.union([STDIO_SERVER, HTTP_SERVER])).optional(),
   /** Deferred tool loading: MCP schemas sent only when the model loads them with `load_tools`. */
@@ -117,7 +106,6 @@ export interface ChatConfig {
   summaryMaxTokens?: number;
   /** Compiled user rows for `classifyOverflow({ patterns })`. */
   overflowPatterns: OverflowPattern[];
-  compressionThresholds?: { truncated?: number; outline?: number; elided?: number };
   mcpServers: ChatMcpServer[];
   deferredTools: { enabled: boolean | 'auto'; maxLoaded?: number; alwaysLoaded: string[] };
   maxIterations?: number;
@@ -146,7 +134,6 @@ function allowedKeys(path: readonly PropertyKey[]): string[] {
   if (path.length === 0) return Object.keys(CHAT_CONFIG.shape);
   if (first === 'deferred_tools') return ['enabled', 'max_loaded', 'always_loaded'];
   if (first === 'prices') return ['input', 'cached_input', 'cache_write', 'output'];
-  if (first === 'thresholds') return path.length === 1 ? ['compression'] : ['truncated', 'outline', 'elided'];
   if (first === 'mcp_servers' && third === undefined)
     return ['command', 'args', 'env', 'cwd (stdio)', 'url', 'headers (streamable HTTP)'];
   return [];
@@ -232,7 +219,6 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
     ['reserve', file.reserve],
     ['safetyRatio', file.safety_ratio],
     ['summaryMaxTokens', file.summary_max_tokens],
-    ['compressionThresholds', file.thresholds?.compression],
     ['maxIterations', file.max_iterations],
     ['systemPrompt', file.system_prompt],
     [

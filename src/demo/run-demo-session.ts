@@ -144,7 +144,7 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
     if (event.type === 'send-start' && event.iteration !== turn) {
       closeTurn();
       turn = event.iteration;
-    } else if (event.type === 'prune') {
+    } else if (event.type === 'cut') {
       pruned = Math.max(pruned, event.droppedTurns);
       run.prunes.push({ turn, droppedTurns: event.droppedTurns });
     } else if (event.type === 'usage') {

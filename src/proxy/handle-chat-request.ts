@@ -31,13 +31,19 @@ import { resolveUpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
 
-/** The `x-spillway-*` headers of a fitted request. */
+/** The `x-spillway-*` headers of a fitted request: its count, the budget, and what was cut. */
 export function spillwayHeaders(fit: FitResult, recovery: string): Record<string, string> {
   return {
     'x-spillway-estimate': String(fit.estimate),
+    'x-spillway-count': fit.countSource,
+    'x-spillway-verdict': fit.verdict,
     'x-spillway-budget': String(fit.budget),
     'x-spillway-window': String(fit.window),
+    'x-spillway-cut': fit.cut.kind,
+    'x-spillway-tokens-freed': String(fit.cut.freed),
     'x-spillway-pruned-turns': String(fit.droppedTurns),
+    'x-spillway-elided-results': String(fit.cut.elided),
+    'x-spillway-shortened-results': String(fit.cut.shortened),
     'x-spillway-recovery': recovery,
   };
 }
@@ -185,7 +191,14 @@ export async function handleChatRequest({
   const { driver } = prepared;
   let label = 'none';
   const unsubscribe = driver.subscribe((event) => {
-    if (event.type === 'fit') runtime.metrics.fits.add();
+    if (event.type === 'fit') {
+      runtime.metrics.fits.add();
+      if (event.verdict === 'uncertain') runtime.metrics.uncertain.add();
+    }
+    if (event.type === 'cut') {
+      runtime.metrics.cuts.add({ kind: event.kind });
+      runtime.metrics.tokensFreed.add({}, event.freed);
+    }
     if (event.type !== 'recovery') return;
     label = `${event.overflow}:${event.action}`;
     runtime.metrics.recoveries.add({ kind: event.overflow, action: event.action });

@@ -86,6 +86,18 @@ export class ProxyMetrics {
   readonly fits = new Counter('spillway_proxy_fits_total', 'Chat requests fitted before going upstream.');
   readonly prunes = new Counter('spillway_proxy_prunes_total', 'Fitted requests that dropped whole turns.');
   readonly prunedTurns = new Counter('spillway_proxy_pruned_turns_total', 'Whole turns dropped by fitting.');
+  readonly cuts = new Counter(
+    'spillway_proxy_cuts_total',
+    'New cuts made by fitting, by kind (elide, drop, shorten and their combinations).',
+  );
+  readonly tokensFreed = new Counter(
+    'spillway_proxy_cut_tokens_freed_total',
+    'Prompt tokens new cuts took out.',
+  );
+  readonly uncertain = new Counter(
+    'spillway_proxy_uncertain_total',
+    'Requests sent although the estimate alone said they might not fit, for the upstream to judge.',
+  );
   readonly recoveries = new Counter(
     'spillway_proxy_recoveries_total',
     'Upstream overflows recovered or given up, by overflow kind and action.',
@@ -148,6 +160,9 @@ export class ProxyMetrics {
       this.fits,
       this.prunes,
       this.prunedTurns,
+      this.cuts,
+      this.tokensFreed,
+      this.uncertain,
       this.recoveries,
       this.contextExceeded,
       this.upstreamErrors,

@@ -51,8 +51,24 @@ describe('spillway fit', () => {
     expect(typeof output.request.max_tokens).toBe('number');
   });
 
-  it('exits 3 with context_truncated when nothing fits', () => {
-    const { status, stderr, stdout } = spillway(['fit', example, '--context-length', '1200']);
+  it('shortens an oversized newest turn’s tool results rather than refusing', () => {
+    const { status, stdout } = spillway(['fit', example, '--context-length', '1200', '--summary']);
+    expect(status).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary.shortened_tool_results).toBeGreaterThan(0);
+    expect(summary.cut).toMatch(/shorten/);
+    expect(summary.estimate).toBeLessThanOrEqual(summary.budget);
+  });
+
+  it('exits 3 with context_truncated when even the newest user message cannot fit', () => {
+    const body = JSON.stringify({
+      model: 'gpt-4o',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Please review this: '.repeat(2_000) },
+      ],
+    });
+    const { status, stderr, stdout } = spillway(['fit', '-', '--context-length', '1200'], body);
     expect(status).toBe(3);
     expect(stdout).toBe('');
     const error = JSON.parse(stderr).error;

@@ -118,6 +118,6 @@ describe('silent truncation against the ollama emulator', () => {
     expect(result.reason).toBe('completed');
     expect(ollama.requests.some((request) => request.note?.truncated === true)).toBe(false);
     expect(events.some((event) => event.type === 'notice')).toBe(false);
-    expect(events.filter((event) => event.type === 'prune').length).toBeGreaterThan(0);
+    expect(events.filter((event) => event.type === 'cut').length).toBeGreaterThan(0);
   });
 });

@@ -71,6 +71,7 @@ async function runAgent(baseURL: string): Promise<TurnRecord[]> {
           budget: response.headers.get('x-spillway-budget'),
           pruned: response.headers.get('x-spillway-pruned-turns'),
           recovery: response.headers.get('x-spillway-recovery'),
+          verdict: response.headers.get('x-spillway-verdict'),
         },
       });
     } catch (error) {
@@ -132,7 +133,9 @@ describe('the regression scenario through spillway serve', () => {
       expect(record.maxTokens).toBeLessThanOrEqual(ADVERTISED_OUTPUT);
     }
     for (const record of records) {
-      expect(Number(record.headers?.estimate)).toBeLessThanOrEqual(Number(record.headers?.budget));
+      // Over the budget only when the estimate alone said so, and the upstream took it.
+      if (record.headers?.verdict !== 'uncertain')
+        expect(Number(record.headers?.estimate)).toBeLessThanOrEqual(Number(record.headers?.budget));
       expect(record.headers?.recovery).toBe('none');
     }
     // The later turns were fitted: the upstream got less than the client's history.

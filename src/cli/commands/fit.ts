@@ -54,10 +54,15 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
     const result = manager.fit(request);
     printJson({
       ...(values.summary ? {} : { request: writeRequest(result.request) }),
+      cut: result.cut.kind,
       pruned: result.pruned,
       dropped_turns: result.droppedTurns,
-      compressed_tool_results: result.compressed,
+      compressed_tool_results: result.cut.elided,
+      shortened_tool_results: result.cut.shortened,
+      tokens_freed: result.cut.freed,
       estimate: result.estimate,
+      count: result.countSource,
+      verdict: result.verdict,
       budget: result.budget,
       window: result.window,
       reserve: result.reserve,

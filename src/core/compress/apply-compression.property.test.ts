@@ -4,26 +4,16 @@ import { transcriptArbitrary } from '../../../test/support/transcript-arbitrary.
 import { createEstimator, EstimateCache } from '../tokens/index.js';
 import { contentText, type Message } from '../transcript/index.js';
 import { applyCompression } from './apply-compression.js';
-import { compressToolOutputs } from './compress-tool-outputs.js';
 import { createCompressionState, parseCompressionState } from './compression-state.js';
 import { contentHash } from './content-hash.js';
+import { elideToolResults } from './elide-tool-results.js';
 
 const cache = new EstimateCache(createEstimator({ family: 'o200k' }));
 const estimateOf = (message: Message) => cache.message(message).total;
-const count = (text: string) => cache.counter.count(text);
 
 /** Compresses every eligible result of `messages` as far as it goes. */
 function compressedState(messages: Message[]) {
-  const estimate = 1 + messages.reduce((sum, message) => sum + estimateOf(message), 0);
-  return compressToolOutputs({
-    messages,
-    state: createCompressionState(),
-    budget: estimate,
-    estimate,
-    estimateOf,
-    count,
-    force: 'elided',
-  });
+  return elideToolResults({ messages, state: createCompressionState(), all: true, estimateOf });
 }
 
 /** The same conversation shape, ids and all, with other tool outputs (or other call arguments). */

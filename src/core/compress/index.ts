@@ -1,8 +1,8 @@
 /**
  * @module
- * Progressive, sticky tool-output compression: four levels per tool result (full, truncated,
- * outline, elided), chosen by pressure, oldest first, never going back down, each level's text
- * stored so the same result renders to the same bytes on every later request.
+ * Sticky tool-result compression: the levels a result can be rendered at (full, truncated, outline,
+ * elided), each level's text stored so the same result renders to the same bytes on every later
+ * request, and elision of the oldest results for a cut.
  */
 export {
   applyCompression,
@@ -10,16 +10,8 @@ export {
   type RenderMemo,
   renderedToolMessage,
   renderMessage,
+  sourceOf,
 } from './apply-compression.js';
-export {
-  COMPRESSION_BANDS,
-  COMPRESSION_HYSTERESIS,
-  COMPRESSION_START,
-  type CompressToolOutputsOptions,
-  type CompressToolOutputsResult,
-  compressToolOutputs,
-  newestToolRun,
-} from './compress-tool-outputs.js';
 export {
   COMPRESSION_LEVELS,
   type CompressedLevel,
@@ -32,6 +24,12 @@ export {
   parseCompressionState,
 } from './compression-state.js';
 export { contentHash, entrySource } from './content-hash.js';
+export {
+  type ElideToolResultsOptions,
+  type ElideToolResultsResult,
+  elideToolResults,
+  newestToolRun,
+} from './elide-tool-results.js';
 export { formatCount } from './format-count.js';
 export {
   MAX_KEPT_LINE_CHARS,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextTruncatedError, type SpillwayError } from '../errors/index.js';
-import type { ChatRequest, Message } from '../transcript/index.js';
+import { createEstimator } from '../tokens/index.js';
+import { type ChatRequest, contentText, type Message } from '../transcript/index.js';
 import { ContextWindowManager } from './context-window-manager.js';
 import type { ManagerEvent } from './events.js';
 
@@ -25,12 +26,16 @@ function turn(index: number, size: number): Message[] {
   ];
 }
 
+/** The estimator counted as if exact: every decision is made on a count, none left to the provider. */
+const exact = createEstimator();
+
 describe('ContextWindowManager', () => {
-  it('drops the oldest whole turns and reports a prune event', () => {
+  it('drops the oldest whole turns when a count says the request does not fit, and reports the cut', () => {
     const events: ManagerEvent[] = [];
     const manager = new ContextWindowManager({
       contextLength: 4_000,
       compress: false,
+      exact,
       onEvent: (event) => events.push(event),
     });
     const messages = [...head, ...turn(1, 200), ...turn(2, 200), ...turn(3, 10)];
@@ -40,7 +45,47 @@ describe('ContextWindowManager', () => {
     expect(result.request.messages.slice(0, 2)).toEqual(head);
     expect(result.request.messages.at(-1)).toBe(messages.at(-1));
     expect(result.estimate).toBeLessThanOrEqual(result.budget);
-    expect(events.map((event) => event.type)).toEqual(['prune', 'fit']);
+    expect(result.cut).toMatchObject({ kind: 'drop', elided: 0 });
+    expect(events.map((event) => event.type)).toEqual(['cut', 'fit']);
+  });
+
+  it('sends a request only the estimate says is over, as it came, for the provider to judge', () => {
+    const manager = new ContextWindowManager({ contextLength: 4_000 });
+    const messages = [...head, ...turn(1, 150), ...turn(2, 150), ...turn(3, 10)];
+    const result = manager.fit(request(messages));
+    expect(result.estimate).toBeGreaterThan(result.budget);
+    expect(result.verdict).toBe('uncertain');
+    expect(result.countSource).toBe('estimate');
+    expect(result.request.messages).toBe(messages);
+  });
+
+  it('elides the oldest tool results before dropping turns: the longest prefix stays cached', () => {
+    const manager = new ContextWindowManager({ contextLength: 8_000, exact });
+    const messages = [...head, ...turn(1, 200), ...turn(2, 200), ...turn(3, 200), ...turn(4, 10)];
+    const result = manager.fit(request(messages));
+    expect(result.cut.kind).toBe('elide');
+    expect(result.request.messages).toHaveLength(messages.length);
+    expect(contentText(result.request.messages[3]?.content ?? '')).toMatch(
+      /^\[elided #\d+: read_file src\/file1\.ts/,
+    );
+    expect(result.request.messages.at(-1)).toBe(messages.at(-1));
+  });
+
+  it('shortens an oversized newest tool result instead of refusing, keeping its start and end', () => {
+    const manager = new ContextWindowManager({ contextLength: 4_000, exact });
+    const messages = [...head, ...turn(1, 2_000)];
+    const result = manager.fit(request(messages));
+    expect(result.cut).toMatchObject({ kind: 'shorten', shortened: 1 });
+    expect(result.estimate).toBeLessThanOrEqual(result.budget);
+    const text = contentText(result.request.messages.at(-1)?.content ?? '');
+    expect(text.startsWith('export const value1 = 1;')).toBe(true);
+    expect(text).toMatch(
+      /\[… [\d,]+ lines \(about [\d,]+ tokens\) of this output cut to fit the context window; ask for a narrower range to see it\]/,
+    );
+    expect(text).not.toMatch(/recall/);
+    // The same bytes on the next send: the shortening is kept.
+    const again = manager.fit(request([...messages, { role: 'user', content: 'Go on.' }]));
+    expect(contentText(again.request.messages[3]?.content ?? '')).toBe(text);
   });
 
   it('leaves a transcript that fits untouched and fills in max_tokens from the room left', () => {
@@ -66,10 +111,12 @@ describe('ContextWindowManager', () => {
     expect(result.request.maxTokens).toBe(32_000 - result.estimate - 512);
   });
 
-  it('throws ContextTruncatedError with the figures when head and newest turn cannot fit', () => {
-    const manager = new ContextWindowManager({ contextLength: 2_000 });
+  it('throws ContextTruncatedError with the figures when a count says even the head and the newest user text cannot fit', () => {
+    const manager = new ContextWindowManager({ contextLength: 2_000, exact });
     try {
-      manager.fit(request([...head, ...turn(1, 2), ...turn(2, 400)]));
+      manager.fit(
+        request([...head, ...turn(1, 2), { role: 'user', content: 'please read this. '.repeat(800) }]),
+      );
       expect.unreachable();
     } catch (error) {
       expect(ContextTruncatedError.isInstance(error)).toBe(true);
@@ -77,7 +124,7 @@ describe('ContextWindowManager', () => {
       expect(details.window).toBe(2_000);
       expect(details.estimate).toBeGreaterThan(details.budget);
       expect((error as SpillwayError).retryable).toBe(false);
-      expect((error as Error).message).toMatch(/newest turn/);
+      expect((error as Error).message).toMatch(/the head and the newest turn/);
     }
   });
 
@@ -149,7 +196,12 @@ describe('ContextWindowManager', () => {
 
 describe('the sticky prune cut', () => {
   it('keeps the same turns out behind the same marker until the budget moves it, so requests extend each other', () => {
-    const manager = new ContextWindowManager({ contextLength: 6_000, outputCap: 1_000, compress: false });
+    const manager = new ContextWindowManager({
+      contextLength: 6_000,
+      outputCap: 1_000,
+      compress: false,
+      exact,
+    });
     const history: Message[] = [...head];
     let previous: string[] | undefined;
     let extended = 0;
@@ -164,12 +216,18 @@ describe('the sticky prune cut', () => {
       previous = fitted;
     }
     expect(prunedSends).toBeGreaterThan(30);
-    // Most sends repeat the previous request byte for byte and append to it; the cut moves seldom.
-    expect(extended).toBeGreaterThanOrEqual(45);
+    // Most sends repeat the previous request byte for byte and append to it; the cut moves seldom:
+    // deep enough each time for five more turns.
+    expect(extended).toBeGreaterThanOrEqual(48);
   });
 
   it('starts over when the history no longer holds the cut', () => {
-    const manager = new ContextWindowManager({ contextLength: 6_000, outputCap: 1_000, compress: false });
+    const manager = new ContextWindowManager({
+      contextLength: 6_000,
+      outputCap: 1_000,
+      compress: false,
+      exact,
+    });
     const history: Message[] = [...head];
     for (let index = 1; index <= 30; index++) history.push(...turn(index, 12));
     expect(manager.fit(request(history)).pruned).toBe(true);

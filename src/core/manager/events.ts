@@ -1,5 +1,7 @@
 import type { SilentTruncationNotice } from '../budget/detect-silent-truncation.js';
 import type { SchemaFloorNotice } from '../schemas/index.js';
+import type { CutReport } from './fit-result.js';
+import type { CountSource, FitVerdict } from './request-count.js';
 
 /** Something the caller should show the user: a schema floor crowding the window, a silent truncation. */
 export type ManagerNotice = SchemaFloorNotice | SilentTruncationNotice;
@@ -14,10 +16,18 @@ export type ManagerEvent =
       pruned: boolean;
       droppedTurns: number;
       anchored: boolean;
+      countSource: CountSource;
+      verdict: Exclude<FitVerdict, 'over'>;
+      /** What the fit did to the request (`none`: sent as it came; `sticky`: the earlier cut). */
+      cut: CutReport['kind'];
     }
-  | { type: 'prune'; droppedTurns: number; before: number; after: number; budget: number }
+  /** A new cut: what it took out, and the request's size after it. */
+  | ({
+      type: 'cut';
+      kind: Exclude<CutReport['kind'], 'none' | 'sticky'>;
+      after: number;
+      budget: number;
+    } & Omit<CutReport, 'kind'>)
   | { type: 'calibrate'; factor: number; reported: number; raw: number }
-  /** Tool results escalated to a higher compression level; estimates before and after. */
-  | { type: 'compress'; escalated: number; before: number; after: number; budget: number }
   /** `level` and `message` repeat the notice's, in the shape of the tool loop's own `notice` event. */
   | { type: 'notice'; level: ManagerNotice['level']; message: string; notice: ManagerNotice };

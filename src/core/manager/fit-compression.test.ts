@@ -18,19 +18,21 @@ function request(messages: Message[], extra: Partial<ChatRequest> = {}): ChatReq
 const toolTexts = (messages: readonly Message[]) =>
   messages.filter((message) => message.role === 'tool').map((message) => contentText(message.content));
 
-describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () => {
-  it('compresses old results under pressure before pruning, keeps the newest run full, and reports it', () => {
+describe('ContextWindowManager.fit: sticky tool-result elision', () => {
+  it('elides old results when the request does not fit, before dropping turns, keeps the newest run full, and reports it', () => {
     const events: ManagerEvent[] = [];
     const manager = new ContextWindowManager({
       contextLength: 16_000,
+      exact: charCounter,
+      recall: true,
       onEvent: (event) => events.push(event),
     });
-    const messages = codingSession({ turns: 8, lines: 60 });
+    const messages = codingSession({ turns: 16, lines: 60 });
     const result = manager.fit(request(messages));
     expect(result.compressed).toBeGreaterThan(0);
     expect(result.pruned).toBe(false);
     expect(result.estimate).toBeLessThanOrEqual(result.budget);
-    expect(events.map((event) => event.type)).toEqual(['compress', 'fit']);
+    expect(events.map((event) => event.type)).toEqual(['cut', 'fit']);
     const newest = messages.findLast((message) => message.role === 'tool');
     expect(result.request.messages).toContain(newest);
     const spans = result.recall;
@@ -42,8 +44,12 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
   });
 
   it('renders a compressed result to the same bytes on every later request, and after restore', () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 16_000 });
-    const messages = codingSession({ turns: 8, lines: 60 });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 16_000,
+    });
+    const messages = codingSession({ turns: 16, lines: 60 });
     const first = manager.fit(request(messages));
     const levels = { ...manager.state.compression?.entries };
     expect(Object.keys(levels).length).toBeGreaterThan(0);
@@ -58,7 +64,11 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
       expect(textOf(second.request.messages, id)).toBe(entry.text);
       expect(textOf(first.request.messages, id)).toBe(entry.text);
     }
-    const resumed = new ContextWindowManager({ counter: charCounter, contextLength: 16_000 });
+    const resumed = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 16_000,
+    });
     resumed.restore(JSON.parse(JSON.stringify(manager.state)));
     expect(toolTexts(resumed.fit(request(grown)).request.messages)).toEqual(
       toolTexts(manager.fit(request(grown)).request.messages),
@@ -68,6 +78,7 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
   it('can be switched off', () => {
     const manager = new ContextWindowManager({
       counter: charCounter,
+      exact: charCounter,
       contextLength: 8_000,
       compress: false,
     });
@@ -79,7 +90,12 @@ describe('ContextWindowManager.fit, step 5: sticky tool-output compression', () 
 
 describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker', () => {
   it('puts one marker after the head and recalls the dropped turns from it', () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 6_000, compress: false });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 6_000,
+      compress: false,
+    });
     const messages = codingSession({ turns: 10, lines: 40 });
     const result = manager.fit(request(messages));
     expect(result.pruned).toBe(true);
@@ -98,7 +114,12 @@ describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker',
 
 describe('ContextWindowManager.fit keeps compaction summaries when it prunes', () => {
   it('drops the oldest real turns and keeps the summary after the head, the marker after it', () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 6_000, compress: false });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 6_000,
+      compress: false,
+    });
     const session = codingSession({ turns: 10, lines: 40 });
     const summary: Message = {
       role: 'user',
@@ -116,7 +137,11 @@ describe('ContextWindowManager.fit keeps compaction summaries when it prunes', (
 
 describe('ContextWindowManager anchors and limits', () => {
   it('keeps anchoring on the last counted request after a send that failed', () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 100_000 });
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 100_000,
+    });
     const messages = codingSession({ turns: 2, lines: 5 });
     manager.fit(request(messages));
     manager.observe({ promptTokens: 500 });

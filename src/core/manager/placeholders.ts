@@ -4,23 +4,9 @@
  * results (their original text) and the pruned turns (the messages left out).
  */
 import type { RecallSpan } from '../compact/index.js';
-import { type CompressionState, describeToolCall, formatCount, indexToolCalls } from '../compress/index.js';
+import { type CompressionState, describeToolCall, indexToolCalls } from '../compress/index.js';
+import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import type { Message, UserMessage } from '../transcript/index.js';
-
-/** The text of the marker that stands where `fit` pruned whole turns. */
-export function pruneMarkerText({
-  recallId,
-  dropped,
-  turns,
-}: {
-  recallId: number;
-  dropped: number;
-  turns: number;
-}): string {
-  const what = dropped === 1 ? '1 earlier message' : `${formatCount(dropped)} earlier messages`;
-  const whole = turns === 1 ? '1 turn' : `${formatCount(turns)} turns`;
-  return `[pruned #${recallId}: ${what} (${whole}) left out to fit the window; recall #${recallId} brings them back]`;
-}
 
 /**
  * The prune marker for `dropped` messages: the stored one when the same number was pruned before
@@ -29,11 +15,12 @@ export function pruneMarkerText({
 export function pruneMarker(
   state: CompressionState,
   { dropped, turns }: { dropped: number; turns: number },
+  markerOptions: MarkerOptions,
 ): { state: CompressionState; text: string; recallId: number } {
   if (state.pruned?.dropped === dropped)
     return { state, text: state.pruned.text, recallId: state.pruned.recallId };
   const recallId = state.nextRecallId;
-  const text = pruneMarkerText({ recallId, dropped, turns });
+  const text = droppedTurnsMarker({ recallId, dropped, turns }, markerOptions);
   return {
     state: { ...state, nextRecallId: recallId + 1, pruned: { recallId, dropped, text } },
     text,

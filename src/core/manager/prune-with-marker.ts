@@ -3,10 +3,11 @@
  * Step 6 of `fit`: whole turns pruned, with a recallable marker where they were.
  */
 import type { CompressionState } from '../compress/index.js';
+import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
 import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
-import { markerMessage, pruneMarker, pruneMarkerText } from './placeholders.js';
+import { markerMessage, pruneMarker } from './placeholders.js';
 
 /** Placeholders that stand for compacted or truncated history (what recovery and `compact` write). */
 const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
@@ -51,6 +52,7 @@ export function pruneWithMarker({
   calibration,
   state,
   markers,
+  markerOptions,
   offset = { messages: 0, turns: 0 },
 }: {
   messages: Message[];
@@ -61,6 +63,8 @@ export function pruneWithMarker({
   calibration: Calibration;
   state: CompressionState;
   markers: Map<string, UserMessage>;
+  /** Whether the marker may mention `recall` (only where a recall tool is offered). */
+  markerOptions: MarkerOptions;
   /** Messages and turns left out before these `messages` (an earlier cut), counted in the marker. */
   offset?: { messages: number; turns: number };
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
@@ -75,23 +79,23 @@ export function pruneWithMarker({
       fixed: fixedRaw + extra,
       budget: Math.floor(budget / calibration.factor),
     });
-  const fits = (result: PruneResult) =>
-    result.fits && applyCalibration(calibration, result.estimate) <= budget;
   // The longest marker there can be, so the estimate holds whatever the counts come to.
   const markerRaw = cache.message({
     role: 'user',
-    content: pruneMarkerText({ recallId: 99_999_999, dropped: 99_999_999, turns: 99_999_999 }),
+    content: droppedTurnsMarker(
+      { recallId: 99_999_999, dropped: 99_999_999, turns: 99_999_999 },
+      markerOptions,
+    ),
   }).total;
+  // The marker is always there when turns are dropped, so the cut it stands for is the same on the
+  // next send, whether or not this one fits.
   const result = prune(markerRaw);
-  if (!fits(result)) {
-    const bare = prune(0);
-    return { ...(fits(bare) ? bare : result), state, head: segmentation.head.end };
-  }
   if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
-  const marker = pruneMarker(state, {
-    dropped: result.droppedIndices.length + offset.messages,
-    turns: result.droppedTurns + offset.turns,
-  });
+  const marker = pruneMarker(
+    state,
+    { dropped: result.droppedIndices.length + offset.messages, turns: result.droppedTurns + offset.turns },
+    markerOptions,
+  );
   const head = segmentation.head.end;
   return {
     ...result,

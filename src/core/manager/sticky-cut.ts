@@ -3,17 +3,14 @@
  * The sticky prune cut. Once `fit` has left the oldest turns out, later sends of the same run leave
  * out the same turns, behind the same marker, until the budget forces the cut further: requests keep
  * one byte prefix between cuts, so the provider's prefix cache and Spillway's anchor on the
- * provider's count both hold. A cut moves only forward, and only by enough to leave room
- * ({@link PRUNE_TARGET_RATIO}), so it moves seldom.
+ * provider's count both hold. A cut moves only forward, and deep enough to leave room for several
+ * turns (`cutTarget`), so it moves seldom.
  */
-import type { Message, Segmentation } from '../transcript/index.js';
+import { digestItems, type Message, type Segmentation } from '../transcript/index.js';
 
-/** When the cut has to move, it moves until the estimate is at most this share of the budget. */
-export const PRUNE_TARGET_RATIO = 0.8;
-
-/** Where the last prune cut a run's history. */
+/** Where the last prune cut a run's history: plain data, kept with the manager's state. */
 export interface StickyCut {
-  /** Content key of the first message kept after the cut. */
+  /** Digest of the first message kept after the cut (`digestItems`). */
   key: string;
   /** Messages and whole turns left out before it. */
   messages: number;
@@ -30,13 +27,11 @@ export function applyStickyCut({
   messages,
   segmentation,
   cut,
-  keyOf,
   marker,
 }: {
   messages: readonly Message[];
   segmentation: Segmentation;
   cut: StickyCut;
-  keyOf: (message: Message) => string;
   marker: Message;
 }): Message[] | undefined {
   const { head, turns } = segmentation;
@@ -44,6 +39,37 @@ export function applyStickyCut({
   // The turn the cut keeps first must still be there, at the same place (the newest is never cut away).
   if (first === undefined || first.start - head.end !== cut.messages) return undefined;
   const message = messages[first.start];
-  if (message === undefined || keyOf(message) !== cut.key) return undefined;
+  if (message === undefined || digestItems([message]) !== cut.key) return undefined;
   return [...messages.slice(0, head.end), marker, ...messages.slice(first.start)];
+}
+
+/** The cut that keeps `request` from index `end` on, or undefined without a marker to stand for the rest. */
+export function stickyCutOf({
+  request,
+  end,
+  messages,
+  turns,
+  markerText,
+}: {
+  request: readonly Message[];
+  end: number;
+  messages: number;
+  turns: number;
+  markerText: string | undefined;
+}): StickyCut | undefined {
+  const firstKept = request[end];
+  if (firstKept === undefined || markerText === undefined) return undefined;
+  return { key: digestItems([firstKept]), messages, turns, markerText };
+}
+
+/** A stored cut read back, checked; anything malformed is no cut. */
+export function parseStickyCut(value: unknown): StickyCut | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const cut = value as Partial<StickyCut>;
+  return typeof cut.key === 'string' &&
+    Number.isInteger(cut.messages) &&
+    Number.isInteger(cut.turns) &&
+    typeof cut.markerText === 'string'
+    ? (cut as StickyCut)
+    : undefined;
 }

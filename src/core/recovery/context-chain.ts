@@ -54,6 +54,7 @@ function floorCheck(chain: ChainState): RecoveryResult | undefined {
     floor,
     measure,
     part: (item) => chain.estimate([item]) - chain.estimate([]),
+    tools: chain.base.tools,
   });
   chain.context.steps.push({
     step: 'give_up',

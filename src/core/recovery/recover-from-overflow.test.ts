@@ -154,7 +154,8 @@ describe('recoverFromOverflow: the context chain', () => {
     };
     const result = await recoverFromOverflow({
       request: request(history),
-      overflow: context(11_000),
+      // A stated input no higher than the estimate: the calibration stays as it is.
+      overflow: { ...context(11_000), input: 10_000 },
       manager,
       summarize,
       summaryMaxTokens: 2_048,

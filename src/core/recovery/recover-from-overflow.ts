@@ -75,16 +75,23 @@ function learnStatedWindow(context: RecoveryContext): void {
   context.steps.push({ step: 'learn_window', model, window: stated });
 }
 
-/** A provider that counted more prompt tokens than Spillway did raises the calibration. */
+/**
+ * A provider that counted more prompt tokens than Spillway did raises the calibration: the count it
+ * stated, or, for a prompt rejected as over the window without a figure, at least the window plus one.
+ */
 function calibrateFromStatedInput(context: RecoveryContext): void {
-  const { overflow, manager, options, base } = context;
-  if (overflow.input === undefined || overflow.units === 'characters' || overflow.kind === 'none') return;
+  const { overflow, manager, options, base, stated, model } = context;
+  if (overflow.units === 'characters' || overflow.kind === 'none') return;
+  const window = stated ?? manager.windowFor(model);
+  const reported =
+    overflow.input ?? (overflow.kind === 'context' && window !== undefined ? window + 1 : undefined);
+  if (reported === undefined) return;
   const sent = options.history ? options.request : tryFit(manager, base)?.request;
   if (sent === undefined) return;
   const estimated = manager.measure(sent).estimate;
-  if (overflow.input <= estimated) return;
-  manager.calibrateFromCount({ request: sent, promptTokens: overflow.input });
-  context.steps.push({ step: 'calibrate', reported: overflow.input, estimated });
+  if (reported <= estimated) return;
+  manager.calibrateFromCount({ request: sent, promptTokens: reported });
+  context.steps.push({ step: 'calibrate', reported, estimated });
 }
 
 /** `budget`: the same prompt, `max_tokens` lowered to the room the stated input leaves. */

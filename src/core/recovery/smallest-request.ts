@@ -4,7 +4,9 @@
  * fit: the problem is then not the history, so no history is compacted for it.
  */
 import type { RequestMeasure } from '../manager/index.js';
-import { contentText, type Message } from '../transcript/index.js';
+import { describeSources, measureSchemaFloor } from '../schemas/index.js';
+import { createEstimator } from '../tokens/index.js';
+import { contentText, type Message, type ToolDefinition } from '../transcript/index.js';
 import { fallbackMarker, newestUnitStart } from './truncate-transcript.js';
 
 /**
@@ -27,17 +29,20 @@ export function explainFloor({
   floor,
   measure,
   part,
+  tools = [],
 }: {
   floor: readonly Message[];
   measure: RequestMeasure;
   /** Estimated tokens of one message. */
   part: (message: Message) => number;
+  /** The request's tools, to say which source's schemas take the room. */
+  tools?: readonly ToolDefinition[];
 }): string {
   const { estimate, budget, window, reserve, schemaTokens } = measure;
   const base = `even the smallest request Spillway can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
   if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
   if (schemaTokens > budget / 2)
-    return `${base}; tool schemas alone take about ${schemaTokens}: send fewer tools or shorter schemas (the history is not the problem, so it was left as it is)`;
+    return `${base}; tool schemas alone take about ${schemaTokens}${schemaSources(tools)}: send fewer tools or shorter schemas, or load them on demand (the history is not the problem, so it was left as it is)`;
   let largest: { message: Message; index: number; tokens: number } | undefined;
   floor.forEach((message, index) => {
     const tokens = part(message);
@@ -55,4 +60,11 @@ export function explainFloor({
     return `${base}; ${what} alone takes about ${largest.tokens}: shorten it, or send it in parts (the history is not the problem, so it was left as it is)`;
   }
   return `${base}; use a model with a larger window`;
+}
+
+/** Which sources the tool schemas come from (` (tracker 141k (300 tools), builtin 2k (6 tools))`). */
+function schemaSources(tools: readonly ToolDefinition[]): string {
+  if (tools.length === 0) return '';
+  const floor = measureSchemaFloor({ tools, counter: createEstimator() });
+  return ` (${describeSources(floor.sources)})`;
 }

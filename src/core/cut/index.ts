@@ -1,0 +1,19 @@
+/**
+ * @module
+ * Cuts that pay: how deep a cut goes, the markers it leaves, and an oversized newest turn shortened
+ * instead of refused. The manager's fit chooses among cuts by what they cost the prefix cache.
+ */
+export {
+  CUT_RUNWAY_TURNS,
+  cutTarget,
+  DEFAULT_APPEND_SHARE,
+  MIN_CUT_TARGET_SHARE,
+  nextAppendRate,
+} from './cut-target.js';
+export { droppedTurnsMarker, type MarkerOptions, shortenedMarker } from './markers.js';
+export {
+  keepEnds,
+  type ShortenNewestOptions,
+  type ShortenNewestResult,
+  shortenNewest,
+} from './shorten-newest.js';

@@ -1,0 +1,128 @@
+/**
+ * @module
+ * An oversized newest turn, shortened instead of refused: each tool result of the newest tool run
+ * keeps its start and its end, in proportion to its size, around a marker that says how much was cut.
+ * User and system text are never cut. The shortened text is stored like any compression level, so
+ * the next requests send the same bytes.
+ */
+import {
+  type CompressionEntry,
+  type CompressionState,
+  indexToolCalls,
+  newestToolRun,
+  type RenderMemo,
+  renderedToolMessage,
+  sourceOf,
+} from '../compress/index.js';
+import { contentText, type Message, type ToolMessage } from '../transcript/index.js';
+import { type MarkerOptions, shortenedMarker } from './markers.js';
+
+/** Share of the room a result's kept text aims for: the marker and uneven density take the rest. */
+const KEEP_SHARE = 0.85;
+/** Attempts at a smaller keep when the first one comes out over the room. */
+const MAX_ATTEMPTS = 6;
+
+/** Inputs of {@link shortenNewest}. */
+export interface ShortenNewestOptions {
+  /** The request's messages (the smallest form of it: head, marker, newest turn). */
+  messages: readonly Message[];
+  state: CompressionState;
+  /** Calibrated tokens the messages may take (the budget minus tool schemas and overhead). */
+  room: number;
+  /** Raw estimate of one message; `factor` turns it into calibrated tokens. */
+  estimateOf: (message: Message) => number;
+  factor: number;
+  markers: MarkerOptions;
+  memo?: RenderMemo;
+}
+
+/** What {@link shortenNewest} did: `undefined` when the non-tool parts alone are over the room. */
+export interface ShortenNewestResult {
+  messages: Message[];
+  state: CompressionState;
+  /** Tool-call ids shortened. */
+  shortened: string[];
+}
+
+/** The text kept of `text` in about `keep` characters: its start and end at line breaks, a marker between. */
+export function keepEnds(
+  text: string,
+  keep: number,
+  marker: (cut: { lines: number; chars: number }) => string,
+): string {
+  if (keep >= text.length) return text;
+  let headEnd = Math.max(0, Math.floor((keep * 2) / 3));
+  let tailStart = text.length - Math.max(0, keep - headEnd);
+  const newline = text.lastIndexOf('\n', headEnd);
+  if (newline > headEnd / 2) headEnd = newline + 1;
+  const tailNewline = text.indexOf('\n', tailStart);
+  if (tailNewline !== -1 && tailNewline < tailStart + (text.length - tailStart) / 2)
+    tailStart = tailNewline + 1;
+  if (tailStart < headEnd) tailStart = headEnd;
+  const middle = text.slice(headEnd, tailStart);
+  const lines = middle.length === 0 ? 0 : middle.split('\n').length;
+  return `${text.slice(0, headEnd)}\n${marker({ lines, chars: middle.length })}\n${text.slice(tailStart)}`;
+}
+
+/**
+ * Shortens the newest run's tool results so the messages fit `room`; `undefined` when even empty
+ * results would not (the user's or system text is what is too large).
+ *
+ * @example
+ * const result = shortenNewest({ messages: floor, state, room: budget - fixed, estimateOf, factor, markers: { recall: false } });
+ */
+export function shortenNewest(options: ShortenNewestOptions): ShortenNewestResult | undefined {
+  const { messages, state, room, estimateOf, factor, markers, memo } = options;
+  const newest = newestToolRun(messages);
+  const indices = messages.flatMap((message, index) =>
+    message.role === 'tool' && newest.has(message.toolCallId) ? [index] : [],
+  );
+  if (indices.length === 0) return undefined;
+  const size = (list: readonly Message[]) =>
+    Math.ceil(list.reduce((sum, message) => sum + estimateOf(message), 0) * factor);
+  const emptied = messages.map((message, index) =>
+    indices.includes(index) ? renderedToolMessage(message as ToolMessage, '') : message,
+  );
+  const fixed = size(emptied);
+  if (fixed >= room) return undefined;
+  const calls = indexToolCalls(messages);
+  const results = indices.map((index) => {
+    const message = messages[index] as ToolMessage;
+    return {
+      index,
+      message,
+      text: contentText(message.content),
+      tokens: Math.ceil(estimateOf(message) * factor),
+    };
+  });
+  const total = results.reduce((sum, result) => sum + result.tokens, 0);
+  let share = ((room - fixed) / Math.max(1, total)) * KEEP_SHARE;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++, share *= 0.8) {
+    let nextRecallId = state.nextRecallId;
+    const entries: Record<string, CompressionEntry> = { ...state.entries };
+    const out = messages.slice();
+    for (const { index, message, text, tokens } of results) {
+      const keep = Math.floor(text.length * Math.min(1, share));
+      if (keep >= text.length) continue;
+      const recallId = nextRecallId++;
+      const shortened = keepEnds(text, keep, ({ lines }) =>
+        shortenedMarker(
+          { recallId, lines, tokens: Math.max(0, Math.round(tokens * (1 - keep / text.length))) },
+          markers,
+        ),
+      );
+      const source = sourceOf(message, calls.get(message.toolCallId)?.call, memo);
+      entries[message.toolCallId] = { level: 'truncated', text: shortened, recallId, source };
+      out[index] = renderedToolMessage(message, shortened);
+    }
+    if (size(out) <= room)
+      return {
+        messages: out,
+        state: { ...state, entries, nextRecallId },
+        shortened: results
+          .filter(({ index }) => out[index] !== messages[index])
+          .map(({ message }) => message.toolCallId),
+      };
+  }
+  return undefined;
+}

@@ -1,0 +1,422 @@
+/**
+ * @module
+ * The steps of `fit`, as a pipeline. A request that fits goes out as it came; otherwise the run's
+ * earlier cut is applied; only when that does not fit either is a new cut made, deep enough to last
+ * several turns, and the cheapest for the provider's prefix cache; an oversized newest turn has its
+ * tool results shortened. Nothing is refused or cut on an estimate alone: when only the estimate's
+ * margin says "does not fit", the request goes out for the provider to judge.
+ */
+import {
+  applyCompression,
+  type CompressionState,
+  elideToolResults,
+  type RenderMemo,
+} from '../compress/index.js';
+import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
+import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
+import { type ChatRequest, type Message, splitTurns, type UserMessage } from '../transcript/index.js';
+import type { CutReport } from './fit-result.js';
+import { markerMessage } from './placeholders.js';
+import { keepSummariesWithHead, pruneWithMarker } from './prune-with-marker.js';
+import {
+  type CountContext,
+  countRequest,
+  type FitVerdict,
+  type RequestCount,
+  verdictOf,
+} from './request-count.js';
+import { applyStickyCut, type StickyCut, stickyCutOf } from './sticky-cut.js';
+
+/** Everything one fit works with. */
+export interface FitContext extends CountContext {
+  request: ChatRequest;
+  budget: number;
+  /** Raw tokens of the tool schemas and the request overhead. */
+  fixedRaw: number;
+  compression: CompressionState;
+  cut: StickyCut | undefined;
+  memo: RenderMemo;
+  markers: Map<string, UserMessage>;
+  markerOptions: MarkerOptions;
+  appendRate: number | undefined;
+  /** Whether old tool results may be elided (the `compress` option). */
+  elide: boolean;
+}
+
+/** What the pipeline decided. */
+export interface FitPlan {
+  messages: Message[];
+  count: RequestCount;
+  verdict: Exclude<FitVerdict, 'over'>;
+  cut: CutReport;
+  compression: CompressionState;
+  stickyCut: StickyCut | undefined;
+  /** The turns left out behind the marker, for recall. */
+  pruned?: { recallId: number; messages: Message[]; start: number; end: number };
+}
+
+/** A plan, or `over` with the count of the smallest request there can be: nothing fits. */
+export type FitOutcome =
+  | { kind: 'plan'; plan: FitPlan }
+  | { kind: 'over'; count: RequestCount; messages: Message[] };
+
+const NO_CUT: CutReport = { kind: 'none', freed: 0, droppedTurns: 0, elided: 0, shortened: 0 };
+
+/**
+ * Plans a fit: the request as it came → the run's sticky cut → a new cut → the newest turn shortened.
+ *
+ * @example
+ * const outcome = planFit(context);
+ * if (outcome.kind === 'over') throw new ContextTruncatedError(…);
+ */
+export function planFit(context: FitContext): FitOutcome {
+  return asItCame(context) ?? withStickyCut(context) ?? withNewCut(context);
+}
+
+function count(context: FitContext, messages: readonly Message[]): RequestCount {
+  return countRequest(
+    context,
+    { messages: messages as Message[], tools: context.request.tools },
+    context.budget,
+  );
+}
+
+/** The request as the caller built it, when it fits (or only the estimate says it may not). */
+function asItCame(context: FitContext): FitOutcome | undefined {
+  const { request, budget, cut } = context;
+  const whole = count(context, request.messages);
+  const verdict = verdictOf(whole, budget);
+  // With a cut in force the history goes back to whole only with room to grow, so requests do not
+  // flip between the two forms (each flip is a new prefix for the provider's cache).
+  const roomy = cut === undefined || whole.tokens <= cutTarget({ budget, appendRate: context.appendRate });
+  if (verdict === 'fits' && roomy) return plan(context, request.messages, whole, 'fits', NO_CUT, undefined);
+  if (verdict === 'uncertain' && cut === undefined && !hasStoredLevels(context))
+    return plan(context, request.messages, whole, 'uncertain', NO_CUT, undefined);
+  return undefined;
+}
+
+function hasStoredLevels(context: FitContext): boolean {
+  return (
+    applyCompression({
+      messages: context.request.messages,
+      state: context.compression,
+      memo: context.memo,
+    }) !== context.request.messages
+  );
+}
+
+/** The run's earlier cut (turns left out, results elided or shortened), when it still fits. */
+function withStickyCut(context: FitContext): FitOutcome | undefined {
+  const view = stickyView(context);
+  if (view.messages === context.request.messages && context.cut === undefined) return undefined;
+  const counted = count(context, view.messages);
+  const verdict = verdictOf(counted, context.budget);
+  if (verdict === 'over') return undefined;
+  return plan(
+    context,
+    view.messages,
+    counted,
+    verdict,
+    { ...NO_CUT, kind: 'sticky', droppedTurns: view.droppedTurns },
+    view.cut,
+    view.pruned,
+  );
+}
+
+/** The request with the stored cut and levels applied. */
+function stickyView(context: FitContext): {
+  /** The history with the cut applied, results as the caller sent them. */
+  unrendered: Message[];
+  /** The same with the stored levels applied: what would be sent. */
+  messages: Message[];
+  cut: StickyCut | undefined;
+  droppedTurns: number;
+  pruned?: FitPlan['pruned'];
+} {
+  const { request, cut, compression, memo } = context;
+  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const cutView =
+    cut === undefined
+      ? undefined
+      : applyStickyCut({
+          messages: request.messages,
+          segmentation,
+          cut,
+          marker: markerMessage(context.markers, cut.markerText),
+        });
+  const unrendered = cutView ?? request.messages;
+  const messages = applyCompression({ messages: unrendered, state: compression, memo }) as Message[];
+  if (cutView === undefined || cut === undefined)
+    return { unrendered, messages, cut: undefined, droppedTurns: 0 };
+  const start = segmentation.head.end;
+  return {
+    unrendered,
+    messages,
+    cut,
+    droppedTurns: cut.turns,
+    pruned: {
+      recallId: compression.pruned?.recallId ?? 0,
+      messages: request.messages.slice(start, start + cut.messages),
+      start,
+      end: start + cut.messages,
+    },
+  };
+}
+
+/** A new cut: the cheapest candidate that reaches the target, else the floor, shortened if need be. */
+function withNewCut(context: FitContext): FitOutcome {
+  const view = stickyView(context);
+  const before = count(context, view.messages);
+  const target = cutTarget({ budget: context.budget, appendRate: context.appendRate });
+  const candidates = cutCandidates(context, view, target);
+  const fitting = candidates.filter((candidate) => candidate.count.tokens <= context.budget);
+  const reaching = fitting.filter((candidate) => candidate.count.tokens <= target);
+  const chosen = cheapest(reaching.length > 0 ? reaching : fitting);
+  if (chosen) {
+    const report: CutReport = {
+      kind: chosen.kind,
+      freed: Math.max(0, before.tokens - chosen.count.tokens),
+      droppedTurns: chosen.droppedTurns,
+      elided: chosen.elided,
+      shortened: 0,
+    };
+    return plan(
+      { ...context, compression: chosen.compression },
+      chosen.messages,
+      chosen.count,
+      'fits',
+      report,
+      chosen.stickyCut,
+      chosen.pruned,
+    );
+  }
+  return shortenOrGiveUp(context, candidates.at(-1) ?? undefined, before);
+}
+
+/** One way to cut, with what it costs the prefix cache. */
+interface Candidate {
+  kind: CutReport['kind'];
+  messages: Message[];
+  count: RequestCount;
+  compression: CompressionState;
+  stickyCut: StickyCut | undefined;
+  droppedTurns: number;
+  elided: number;
+  /** Calibrated tokens before the first message the cut changed: still cached by the provider. */
+  keptPrefix: number;
+  pruned?: FitPlan['pruned'];
+}
+
+/** Elide old tool results; drop old turns; elide and then drop. */
+function cutCandidates(
+  context: FitContext,
+  view: ReturnType<typeof stickyView>,
+  target: number,
+): Candidate[] {
+  const candidates: Candidate[] = [];
+  const base = view.messages;
+  const prefixOf = (messages: readonly Message[], end: number) =>
+    applyCalibration(context.calibration, context.cache.messages(messages.slice(0, end)).total);
+  if (context.elide) {
+    const elided = elideToolResults({
+      messages: view.unrendered,
+      state: context.compression,
+      target,
+      estimateOf: (message) => context.cache.message(message).total,
+      fixed: context.fixedRaw,
+      factor: context.calibration.factor,
+      memo: context.memo,
+    });
+    if (elided.elided.length > 0)
+      candidates.push({
+        kind: 'elide',
+        messages: elided.messages as Message[],
+        count: count(context, elided.messages),
+        compression: elided.state,
+        stickyCut: view.cut,
+        droppedTurns: view.droppedTurns,
+        elided: elided.elided.length,
+        keptPrefix: prefixOf(base, elided.firstChanged ?? base.length),
+        ...(view.pruned ? { pruned: view.pruned } : {}),
+      });
+    const last = candidates.at(-1);
+    if (last && last.count.tokens > target) {
+      const dropped = dropTurns({ ...context, compression: last.compression }, view, last.messages, target);
+      if (dropped) candidates.push({ ...dropped, kind: 'elide+drop', elided: last.elided });
+    }
+  }
+  const dropped = dropTurns(context, view, base, target);
+  if (dropped) candidates.push(dropped);
+  return candidates;
+}
+
+/** Drops the oldest whole turns until the target, behind one marker. */
+function dropTurns(
+  context: FitContext,
+  view: ReturnType<typeof stickyView>,
+  messages: Message[],
+  target: number,
+): Candidate | undefined {
+  const { request, calibration, cache } = context;
+  const cut = view.cut;
+  // With a cut in force, its marker is the first turn after the head and goes with the next cut.
+  const offset = cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
+  const result = pruneWithMarker({
+    messages,
+    segmentation: splitTurns(messages),
+    cache,
+    fixedRaw: context.fixedRaw,
+    budget: target,
+    calibration,
+    state: context.compression,
+    markers: context.markers,
+    markerOptions: context.markerOptions,
+    offset,
+  });
+  if (result.droppedTurns === 0) return undefined;
+  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const start = segmentation.head.end;
+  const droppedMessages = result.droppedIndices.length + offset.messages;
+  const end = start + droppedMessages;
+  const stickyCut = stickyCutOf({
+    request: request.messages,
+    end,
+    messages: droppedMessages,
+    turns: result.droppedTurns + offset.turns,
+    markerText: result.state.pruned?.text,
+  });
+  return {
+    kind: 'drop',
+    messages: result.messages,
+    count: count(context, result.messages),
+    compression: result.state,
+    stickyCut,
+    droppedTurns: result.droppedTurns + offset.turns,
+    elided: 0,
+    keptPrefix: applyCalibration(calibration, cache.messages(result.messages.slice(0, result.head)).total),
+    ...(result.marker
+      ? {
+          pruned: {
+            recallId: result.marker.recallId,
+            messages: request.messages.slice(start, end),
+            start,
+            end,
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Among cuts that leave the same runway, the one that keeps the longest unchanged prefix (the
+ * provider serves it from its cache at a fraction of the price), then the one that takes out the
+ * least (the model keeps the most), then the one that drops the fewest turns.
+ */
+function cheapest(candidates: readonly Candidate[]): Candidate | undefined {
+  let best: Candidate | undefined;
+  for (const candidate of candidates) {
+    if (best === undefined || better(candidate, best)) best = candidate;
+  }
+  return best;
+}
+
+function better(a: Candidate, b: Candidate): boolean {
+  if (a.keptPrefix !== b.keptPrefix) return a.keptPrefix > b.keptPrefix;
+  if (a.count.tokens !== b.count.tokens) return a.count.tokens > b.count.tokens;
+  return a.droppedTurns < b.droppedTurns;
+}
+
+/**
+ * The deepest cut still does not fit: shorten the newest turn's tool results; if the rest alone is
+ * too large, send it when only the estimate says so, else report `over`.
+ */
+function shortenOrGiveUp(
+  context: FitContext,
+  deepest: Candidate | undefined,
+  before: RequestCount,
+): FitOutcome {
+  const floor = deepest ?? {
+    kind: 'none' as const,
+    messages: stickyView(context).messages,
+    count: before,
+    compression: context.compression,
+    stickyCut: context.cut,
+    droppedTurns: 0,
+    elided: 0,
+    keptPrefix: 0,
+  };
+  const room = context.budget - applyCalibration(context.calibration, context.fixedRaw);
+  const shortened = shortenNewest({
+    messages: floor.messages,
+    state: floor.compression,
+    room,
+    estimateOf: (message) => context.cache.message(message).total,
+    factor: context.calibration.factor,
+    markers: context.markerOptions,
+    memo: context.memo,
+  });
+  const candidate = shortened
+    ? { ...floor, messages: shortened.messages, compression: shortened.state }
+    : floor;
+  const counted = count(context, candidate.messages);
+  const verdict = verdictOf(counted, context.budget);
+  if (verdict === 'over') return { kind: 'over', count: counted, messages: candidate.messages };
+  const report: CutReport = {
+    kind: shortened ? withShorten(floor.kind) : floor.kind,
+    freed: Math.max(0, before.tokens - counted.tokens),
+    droppedTurns: floor.droppedTurns,
+    elided: floor.elided,
+    shortened: shortened?.shortened.length ?? 0,
+  };
+  return plan(
+    { ...context, compression: candidate.compression },
+    candidate.messages,
+    counted,
+    verdict,
+    report,
+    floor.stickyCut,
+    floor.pruned,
+  );
+}
+
+/** A cut kind with shortening added. */
+function withShorten(kind: CutReport['kind']): CutReport['kind'] {
+  switch (kind) {
+    case 'elide':
+      return 'elide+shorten';
+    case 'drop':
+      return 'drop+shorten';
+    case 'elide+drop':
+      return 'elide+drop+shorten';
+    case 'none':
+    case 'sticky':
+      return 'shorten';
+    default:
+      return kind;
+  }
+}
+
+function plan(
+  context: FitContext,
+  messages: readonly Message[],
+  counted: RequestCount,
+  verdict: Exclude<FitVerdict, 'over'>,
+  cut: CutReport,
+  stickyCut: StickyCut | undefined,
+  pruned?: FitPlan['pruned'],
+): FitOutcome {
+  return {
+    kind: 'plan',
+    plan: {
+      messages: messages as Message[],
+      count: counted,
+      verdict,
+      cut,
+      compression: context.compression,
+      stickyCut,
+      ...(pruned ? { pruned } : {}),
+    },
+  };
+}
+
+export type { Calibration, EstimateCache };

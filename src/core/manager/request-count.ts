@@ -1,0 +1,86 @@
+/**
+ * @module
+ * The best count of a request, and what it says about fitting. A count the provider stated for the
+ * previous request (an anchor) plus the appended messages beats an exact tokenizer's count, which
+ * beats the calibrated estimate; each comes with the least the real count can be, so "does not fit"
+ * is said only when even that is over the budget.
+ */
+import {
+  applyCalibration,
+  type Calibration,
+  calibratedLowerBound,
+  type EstimateCache,
+} from '../tokens/index.js';
+import type { ChatRequest } from '../transcript/index.js';
+
+/** Where a count came from, strongest first. */
+export type CountSource = 'anchored' | 'exact' | 'calibrated' | 'estimate';
+
+/** A request's count: what it is at most (`tokens`) and at least (`low`). */
+export interface RequestCount {
+  tokens: number;
+  low: number;
+  source: CountSource;
+  /** The raw (uncalibrated) estimate of the whole request. */
+  raw: number;
+}
+
+/** What the provider counted for an earlier request this one extends. */
+export interface Anchor {
+  reported: number;
+  /** Raw estimate of what was appended since. */
+  appendedRaw: number;
+}
+
+/** Whether a request fits: surely, surely not, or only the estimate's margin cannot tell. */
+export type FitVerdict = 'fits' | 'over' | 'uncertain';
+
+/** What counting needs. */
+export interface CountContext {
+  cache: EstimateCache;
+  /** A tokenizer exact for the model, used when the estimate alone cannot decide. */
+  exact?: EstimateCache;
+  calibration: Calibration;
+  anchorFor: (request: Pick<ChatRequest, 'messages' | 'tools'>) => Anchor | undefined;
+}
+
+/**
+ * Counts a request: anchored when it extends a counted one, else calibrated. When that count is over
+ * `budget` but its lower bound is not, the exact tokenizer decides, if there is one.
+ */
+export function countRequest(
+  context: CountContext,
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+  budget: number,
+): RequestCount {
+  const { cache, calibration } = context;
+  const raw = cache.request(request).total;
+  const anchor = context.anchorFor(request);
+  const count: RequestCount = anchor
+    ? {
+        tokens: anchor.reported + applyCalibration(calibration, anchor.appendedRaw),
+        low: anchor.reported + calibratedLowerBound(calibration, anchor.appendedRaw),
+        source: 'anchored',
+        raw,
+      }
+    : {
+        tokens: applyCalibration(calibration, raw),
+        low: calibratedLowerBound(calibration, raw),
+        source: calibration.observations > 0 ? 'calibrated' : 'estimate',
+        raw,
+      };
+  if (verdictOf(count, budget) !== 'uncertain' || context.exact === undefined) return count;
+  const exact = context.exact.request(request).total;
+  return { tokens: exact, low: exact, source: 'exact', raw };
+}
+
+/** The verdict of a count against a budget. */
+export function verdictOf(count: Pick<RequestCount, 'tokens' | 'low'>, budget: number): FitVerdict {
+  if (count.tokens <= budget) return 'fits';
+  return count.low > budget ? 'over' : 'uncertain';
+}
+
+/** Whether a count is a measurement (the provider's or an exact tokenizer's), not an estimate. */
+export function isMeasured(count: Pick<RequestCount, 'source'>): boolean {
+  return count.source === 'anchored' || count.source === 'exact';
+}

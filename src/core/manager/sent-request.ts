@@ -1,0 +1,137 @@
+/**
+ * @module
+ * The requests a manager sent, as it remembers them: the last one (what the next usage report is
+ * about) and the last one the provider counted (the anchor of the next estimate).
+ */
+import { hasUncountableContent } from '../budget/detect-silent-truncation.js';
+import type { EstimateCache } from '../tokens/index.js';
+import { type ChatRequest, digestItems, digestMessages, type Message } from '../transcript/index.js';
+import type { PersistedAnchor } from './manager-state.js';
+import type { Anchor } from './request-count.js';
+
+/** A request as sent, with what the provider reported for it. */
+export interface SentRequest {
+  messages: readonly Message[];
+  tools: ChatRequest['tools'];
+  raw: number;
+  /** Prompt tokens the provider reported for it. */
+  anchor?: number;
+  model?: string;
+  /** Whether every part is text a server must render (no images, documents or reasoning). */
+  countable: boolean;
+  hasImages: boolean;
+  /** Set when this request is the previous one plus an assistant reply and tool results only. */
+  extends?: { reported: number; appendedRaw: number };
+}
+
+/** A message's or tool's content as a string, computed once per object. */
+const CONTENT_KEYS = new WeakMap<object, string>();
+export function contentKey(item: object): string {
+  let key = CONTENT_KEYS.get(item);
+  if (key === undefined) {
+    key = JSON.stringify(item);
+    CONTENT_KEYS.set(item, key);
+  }
+  return key;
+}
+
+/**
+ * Whether two lists hold the same items: the same objects (the tool loop's case, O(1) per item), or
+ * objects with the same content (a proxy parses every request anew).
+ */
+export function sameItems(a: readonly object[], b: readonly object[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index] as object;
+    const right = b[index] as object;
+    if (left !== right && contentKey(left) !== contentKey(right)) return false;
+  }
+  return true;
+}
+
+/** The anchor for `request` when it extends `sent`, which the provider counted. */
+export function anchorOnSent(
+  sent: SentRequest | undefined,
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+  cache: EstimateCache,
+): Anchor | undefined {
+  if (sent?.anchor === undefined || !sameItems(sent.tools, request.tools)) return undefined;
+  if (request.messages.length < sent.messages.length) return undefined;
+  if (!sameItems(sent.messages, request.messages.slice(0, sent.messages.length))) return undefined;
+  return {
+    reported: sent.anchor,
+    appendedRaw: cache.messages(request.messages.slice(sent.messages.length)).total,
+  };
+}
+
+/** The anchor for `request` when it starts with the messages a restored anchor counted. */
+export function anchorOnPersisted(
+  anchor: PersistedAnchor,
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+  cache: EstimateCache,
+): Anchor | undefined {
+  if (request.messages.length < anchor.messages) return undefined;
+  if (digestItems(request.tools) !== anchor.tools) return undefined;
+  if (digestMessages(request.messages.slice(0, anchor.messages)) !== anchor.digest) return undefined;
+  return {
+    reported: anchor.reported,
+    appendedRaw: cache.messages(request.messages.slice(anchor.messages)).total,
+  };
+}
+
+/** A counted request as digests, to persist. */
+export function persistAnchor(sent: SentRequest): PersistedAnchor | undefined {
+  if (sent.anchor === undefined) return undefined;
+  return {
+    messages: sent.messages.length,
+    digest: digestMessages(sent.messages),
+    tools: digestItems(sent.tools),
+    reported: sent.anchor,
+  };
+}
+
+/**
+ * What a request adds to the previous one, for silent-truncation detection: set only when it appends
+ * an assistant reply and tool results (a new user message may make templates drop earlier reasoning).
+ */
+export function extension(
+  reported: number,
+  appended: readonly Message[],
+  cache: EstimateCache,
+): { reported: number; appendedRaw: number } | undefined {
+  let appendedRaw = 0;
+  for (const message of appended) {
+    if (message.role === 'user' || message.role === 'system') return undefined;
+    if (message.role === 'tool' && !hasUncountableContent([message]).uncountable)
+      appendedRaw += cache.message(message).total;
+  }
+  return { reported, appendedRaw };
+}
+
+/** A request recorded as sent. */
+export function sentRequest(
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+  {
+    raw,
+    model,
+    previous,
+    cache,
+  }: { raw: number; model: string | undefined; previous?: SentRequest; cache: EstimateCache },
+): SentRequest {
+  const content = hasUncountableContent(request.messages);
+  const extended =
+    previous?.anchor !== undefined &&
+    request.messages.length >= previous.messages.length &&
+    sameItems(previous.messages, request.messages.slice(0, previous.messages.length))
+      ? extension(previous.anchor, request.messages.slice(previous.messages.length), cache)
+      : undefined;
+  return {
+    messages: request.messages.slice(),
+    tools: request.tools.slice(),
+    raw,
+    ...(model === undefined ? {} : { model }),
+    countable: !content.uncountable,
+    hasImages: content.images,
+    ...(extended ? { extends: extended } : {}),
+  };
+}
