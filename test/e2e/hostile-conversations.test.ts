@@ -32,7 +32,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((item) => item.close()));
 });
 
-const ROUNDS = 8;
+const ROUNDS = 14;
 
 /** Tool output lines that exist only in one conversation: `name` makes every line unique to it. */
 function privateOutput(name: string, round: number): string {

@@ -287,7 +287,9 @@ describe('recoverFromOverflow: the context chain', () => {
     expect(result.action).toBe('give_up');
     if (result.action !== 'give_up') return;
     expect(result.reason).toBe('floor_does_not_fit');
-    expect(result.message).toMatch(/tool schemas alone take about \d+: send fewer tools or shorter schemas/);
+    expect(result.message).toMatch(
+      /tool schemas alone take about \d+ \(caller \d+k? \(40 tools\)\): send fewer tools or shorter schemas/,
+    );
     expect(ContextTruncatedError.isInstance(result.error)).toBe(true);
     expect(result.error?.code).toBe('context_truncated');
     expect(summarize.requests).toHaveLength(0);
