@@ -2,10 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { transcriptArbitrary } from '../../../test/support/transcript-arbitrary.js';
 import { createEstimator, EstimateCache } from '../tokens/index.js';
-import { contentText, type Message } from '../transcript/index.js';
+import { contentHash, contentText, type Message } from '../transcript/index.js';
 import { applyCompression } from './apply-compression.js';
 import { createCompressionState, parseCompressionState } from './compression-state.js';
-import { contentHash } from './content-hash.js';
 import { elideToolResults } from './elide-tool-results.js';
 
 const cache = new EstimateCache(createEstimator({ family: 'o200k' }));

@@ -23,7 +23,7 @@ export {
   type PruneMarkerState,
   parseCompressionState,
 } from './compression-state.js';
-export { contentHash, entrySource } from './content-hash.js';
+export { entrySource } from './content-hash.js';
 export {
   type ElideToolResultsOptions,
   type ElideToolResultsResult,

@@ -16,7 +16,7 @@ import {
 } from '../manager/index.js';
 import { classifyOverflow, type OverflowInfo, type OverflowPattern } from '../overflow/index.js';
 import { type RetryRecovery, recoverFromOverflow } from '../recovery/index.js';
-import { type ChatRequest, fnv1a64, type Message } from '../transcript/index.js';
+import { type ChatRequest, hashText, type Message } from '../transcript/index.js';
 import type { SpillwayEvent } from './driver-events.js';
 import { exhaustionNote, invalidToolCall, isExhausted, reasoningFilled } from './exhaustion.js';
 import {
@@ -127,7 +127,7 @@ export class ConversationDriver {
     } = options;
     this.#options = options;
     this.#policy = { ...DEFAULT_RETRY_POLICY, ...retry };
-    this.#hash = hash ?? fnv1a64;
+    this.#hash = hash ?? hashText;
     this.manager = manager ?? new ContextWindowManager(rest);
     if (onEvent) this.#listeners.add(onEvent);
     this.manager.subscribe((event) => this.#emit(event));

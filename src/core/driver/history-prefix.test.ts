@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../transcript/index.js';
-import { fnv1a64 } from '../transcript/index.js';
+import { hashText } from '../transcript/index.js';
 import {
   applyHistoryPrefix,
   hashMessages as hashWith,
   prefixFromCompaction as prefixWith,
 } from './history-prefix.js';
 
-const hashMessages = (messages: readonly Message[]) => hashWith(messages, fnv1a64);
+const hashMessages = (messages: readonly Message[]) => hashWith(messages, hashText);
 const applyStoredPrefix = (messages: Message[], prefix: Parameters<typeof applyHistoryPrefix>[1]) =>
-  applyHistoryPrefix(messages, prefix, fnv1a64);
+  applyHistoryPrefix(messages, prefix, hashText);
 const prefixFromCompaction = ({
   client,
   ...rest
@@ -18,7 +18,7 @@ const prefixFromCompaction = ({
   sent: Message[];
   compacted: Message[];
   previous?: Parameters<typeof applyHistoryPrefix>[1];
-}) => prefixWith({ caller: client, ...rest, hash: fnv1a64 });
+}) => prefixWith({ caller: client, ...rest, hash: hashText });
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const task: Message = { role: 'user', content: 'Fix the bug.' };

@@ -18,7 +18,7 @@ export interface HistoryPrefix {
   replacement: (Message | { ref: number })[];
 }
 
-/** A text hash: the driver's default is `fnv1a64`; the proxy passes SHA-256. */
+/** A text hash: the driver's default is `hashText`; the proxy passes SHA-256. */
 export type HashText = (text: string) => string;
 
 /** The hash of messages as JSON, one per line. */

@@ -6,7 +6,7 @@
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText } from './content.js';
 export { detectFormat } from './detect-format.js';
-export { digestItems, digestMessages, fnv1a64 } from './digest.js';
+export { contentHash, digestItems, digestMessages, hashText } from './digest.js';
 export {
   type JsonDepthExcess,
   jsonTextDepthExcess,
