@@ -265,4 +265,28 @@ describe('ConversationDriver.send', () => {
     ];
     expect(copy.fit(request(next)).anchored).toBe(true);
   });
+
+  it('settles a request only the estimate calls too large with the caller’s count before sending', async () => {
+    const history = codingSession({ turns: 16, lines: 60 });
+    const probe = driverWith({ contextLength: 12_000 }).driver.fit(request(history));
+    expect(probe.verdict).toBe('uncertain');
+    // The count says it fits: it goes out as it came.
+    const fits = driverWith({ contextLength: 12_000, measure: async () => probe.budget - 100 });
+    const sentWhole = scripted([answer()]);
+    await fits.driver.send({ request: request(history), transport: sentWhole.transport });
+    expect(sentWhole.sent[0]?.messages).toBe(history);
+    expect(fits.events).toContainEqual({
+      type: 'count',
+      promptTokens: probe.budget - 100,
+      estimate: probe.estimate,
+      budget: probe.budget,
+    });
+    // The count says it does not: it is cut before anything is sent.
+    const over = driverWith({ contextLength: 12_000, measure: async () => probe.estimate });
+    const sentCut = scripted([answer()]);
+    const result = await over.driver.send({ request: request(history), transport: sentCut.transport });
+    expect(sentCut.sent).toHaveLength(1);
+    expect(result.ok && result.fit.cut.kind).not.toBe('none');
+    expect(result.ok && result.fit.verdict).toBe('fits');
+  });
 });

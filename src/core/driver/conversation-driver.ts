@@ -62,6 +62,12 @@ export interface ConversationDriverOptions extends Omit<ContextWindowManagerOpti
    * provider error). The retry classes still apply. For baselines and for runs without a window.
    */
   passthrough?: boolean;
+  /**
+   * Counts a request exactly when only the estimate's margin says it may not fit (a server's
+   * counting endpoint, `createServerCounter` in `spillway/models`). Without it such a request goes
+   * out for the provider to judge.
+   */
+  measure?: MeasureRequest;
   onEvent?: (event: SpillwayEvent) => void;
 }
 
@@ -74,6 +80,15 @@ export interface DriverSendOptions<Response> {
   summarize?: Summarizer;
   signal?: AbortSignal;
 }
+
+/** A fit, or why nothing can be sent. */
+type FitAttempt = { ok: true; fit: FitResult } | { ok: false; error: ContextTruncatedError };
+
+/** Counts a request exactly (a server's counting endpoint); `undefined` when it cannot. */
+export type MeasureRequest = (
+  request: ChatRequest,
+  options: { signal?: AbortSignal },
+) => Promise<number | undefined>;
 
 /** A driver's state between sends: plain data, for a suspended run or a proxy's store. */
 export interface DriverState {
@@ -122,6 +137,7 @@ export class ConversationDriver {
       adoptsHistory: _adopts,
       hash,
       passthrough: _passthrough,
+      measure: _measure,
       onEvent,
       ...rest
     } = options;
@@ -176,7 +192,7 @@ export class ConversationDriver {
     let state: AttemptState = initialAttemptState();
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) return this.#failure(working, 'aborted', 'the send was aborted');
-      const fitted = this.#fitAttempt(working);
+      const fitted = await this.#measured(this.#fitAttempt(working), working, signal);
       if (!fitted.ok) return this.#failure(working, 'context_truncated', fitted.error.message, fitted.error);
       const { fit } = fitted;
       const result = await transport.send(fit.request, { ...(signal ? { signal } : {}), attempt, fit });
@@ -213,7 +229,32 @@ export class ConversationDriver {
     }
   }
 
-  #fitAttempt(working: Working): { ok: true; fit: FitResult } | { ok: false; error: ContextTruncatedError } {
+  /**
+   * A fit only the estimate's margin calls too large, settled by a count when the caller can take one
+   * (a server's counting endpoint): the count is noted as the request's own, and the request fitted
+   * again on it. Without a count, or when counting fails, it goes out for the provider to judge.
+   */
+  async #measured(
+    fitted: FitAttempt,
+    working: Working,
+    signal: AbortSignal | undefined,
+  ): Promise<FitAttempt> {
+    const measure = this.#options.measure;
+    if (!fitted.ok || fitted.fit.verdict !== 'uncertain' || measure === undefined || working.override)
+      return fitted;
+    const counted = await measure(fitted.fit.request, signal === undefined ? {} : { signal });
+    if (counted === undefined || !(counted > 0)) return fitted;
+    this.manager.noteCount({ request: fitted.fit.request, promptTokens: counted });
+    this.#emit({
+      type: 'count',
+      promptTokens: counted,
+      estimate: fitted.fit.estimate,
+      budget: fitted.fit.budget,
+    });
+    return this.#fitAttempt(working);
+  }
+
+  #fitAttempt(working: Working): FitAttempt {
     if (working.override) {
       const request = working.override;
       working.override = undefined;

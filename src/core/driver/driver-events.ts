@@ -22,6 +22,8 @@ export type DriverEvent =
     }
   /** An attempt repeated under a retry class. */
   | { type: 'retry'; reason: RetryReason; attempt: number; message: string }
+  /** A request only the estimate called too large, counted exactly before it was sent. */
+  | { type: 'count'; promptTokens: number; estimate: number; budget: number }
   /** Prompt tokens the provider reported, fed back to the manager. */
   | { type: 'usage'; promptTokens: number; completionTokens?: number; cachedTokens?: number }
   | { type: 'compaction-start'; reason: 'overflow' | 'exhaustion' | 'manual' }

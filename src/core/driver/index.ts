@@ -8,6 +8,7 @@ export {
   type ConversationDriverOptions,
   type DriverSendOptions,
   type DriverState,
+  type MeasureRequest,
 } from './conversation-driver.js';
 export type { DriverEvent, SpillwayEvent } from './driver-events.js';
 export {
