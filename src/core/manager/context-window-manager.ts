@@ -377,9 +377,11 @@ export class ContextWindowManager {
         `fitting produced an invalid transcript (${pairing.issues[0]?.message}); please report this`,
         { data: { issues: pairing.issues } },
       );
+    // A request sent for the provider to judge keeps the reply room its lower count leaves: should
+    // the prompt be larger, the provider says by how much, and recovery lowers max_tokens exactly.
     const maxTokens = clampOutputTokens({
       window: limits.window,
-      promptEstimate: plan.count.tokens,
+      promptEstimate: plan.verdict === 'uncertain' ? plan.count.low : plan.count.tokens,
       outputCap: this.outputCapFor(model),
       requested: request.maxTokens,
       mode: this.#options.clamp,

@@ -1,0 +1,86 @@
+/**
+ * A client that asks for a large reply in a window its prompt already fills much of, as Claude Code
+ * does (`max_tokens: 32000` in a 48,000-token window): the estimate errs high and alone says nothing
+ * fits, so the proxy sends the request for the server to judge; the server's answer states the real
+ * prompt size, and the retry asks for exactly the room that leaves. Direct, the client would have
+ * been rejected too and had to retry itself; through the proxy it gets its reply.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseProxyConfig } from '../../src/config/proxy-config.js';
+import { CLAMP_MARGIN } from '../../src/core/index.js';
+import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
+import { type RunningProxy, startProxy } from '../../src/proxy/index.js';
+
+const WINDOW = 48_000;
+const closing: Array<Emulator | RunningProxy> = [];
+afterEach(async () => {
+  for (const item of closing.splice(0).reverse()) await item.close();
+});
+
+/** A coding session of about 27k real tokens: source read by a tool, turn after turn. */
+function session(): Anthropic.MessageParam[] {
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Find the bug in the parser.' }];
+  for (let turn = 0; turn < 11; turn++) {
+    const id = `toolu_01S${turn.toString(36).padStart(3, '0')}read${turn}`;
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: 'read_file', input: { path: `src/p${turn}.ts` } }],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: id,
+          content: fakeToolResult({ name: 'read_file', seed: turn, size: 2_300 }),
+        },
+      ],
+    });
+  }
+  return messages;
+}
+
+describe('a client that asks for more reply than its window leaves', () => {
+  it('gets its reply after one rejection whose stated prompt size sets max_tokens, never a refusal of its own', async () => {
+    const emulator = await startEmulator({ profile: 'anthropic', contextLength: WINDOW });
+    closing.push(emulator);
+    const proxy = await startProxy({
+      upstream: emulator.url,
+      port: 0,
+      upstreamFormat: 'anthropic',
+      config: parseProxyConfig({ context_length: WINDOW }),
+    });
+    closing.push(proxy);
+    const response = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'sk-ant-test',
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 32_000,
+        system: 'You are a coding agent.',
+        messages: session(),
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { type: string }).type).toBe('message');
+    const chats = emulator.requests.filter((record) => record.path === '/v1/messages');
+    const [rejected, retried] = chats;
+    expect(chats).toHaveLength(2);
+    expect(rejected?.status).toBe(400);
+    expect(rejected?.overflow).toBe('budget');
+    expect(retried?.status).toBe(200);
+    // The request went out as the client built it: only the estimate said it might not fit.
+    expect(JSON.stringify((rejected?.body as { messages: unknown }).messages)).toBe(
+      JSON.stringify(session()),
+    );
+    const prompt = rejected?.promptTokens ?? 0;
+    expect(prompt).toBeGreaterThan(20_000);
+    expect(retried?.maxTokens).toBe(WINDOW - prompt - CLAMP_MARGIN);
+    expect(response.headers.get('x-spillway-recovery')).toBe('budget:lower_max_tokens');
+  });
+});
