@@ -1,14 +1,14 @@
 /**
  * A client that asks for a large reply in a window its prompt already fills much of, as Claude Code
  * does (`max_tokens: 32000` in a 48,000-token window): the estimate errs high and alone says nothing
- * fits, so the proxy sends the request for the server to judge; the server's answer states the real
- * prompt size, and the retry asks for exactly the room that leaves. Direct, the client would have
- * been rejected too and had to retry itself; through the proxy it gets its reply.
+ * fits, so the proxy sends the request unchanged for the server to judge, asking for the reply room
+ * the budget reserved. Direct, the client would have been rejected (prompt + 32,000 > window) and had
+ * to retry itself; through the proxy it gets its reply on the first request.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProxyConfig } from '../../src/config/proxy-config.js';
-import { CLAMP_MARGIN } from '../../src/core/index.js';
+import { MAX_RESERVE_SHARE } from '../../src/core/index.js';
 import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/index.js';
 
@@ -42,7 +42,7 @@ function session(): Anthropic.MessageParam[] {
 }
 
 describe('a client that asks for more reply than its window leaves', () => {
-  it('gets its reply after one rejection whose stated prompt size sets max_tokens, never a refusal of its own', async () => {
+  it('gets its reply at once: the request goes out as built, asking for the reply room the budget reserved', async () => {
     const emulator = await startEmulator({ profile: 'anthropic', contextLength: WINDOW });
     closing.push(emulator);
     const proxy = await startProxy({
@@ -69,18 +69,22 @@ describe('a client that asks for more reply than its window leaves', () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { type: string }).type).toBe('message');
     const chats = emulator.requests.filter((record) => record.path === '/v1/messages');
-    const [rejected, retried] = chats;
-    expect(chats).toHaveLength(2);
-    expect(rejected?.status).toBe(400);
-    expect(rejected?.overflow).toBe('budget');
-    expect(retried?.status).toBe(200);
+    expect(chats).toHaveLength(1);
+    const [sent] = chats;
+    expect(sent?.status).toBe(200);
     // The request went out as the client built it: only the estimate said it might not fit.
-    expect(JSON.stringify((rejected?.body as { messages: unknown }).messages)).toBe(
+    expect(JSON.stringify((sent?.body as { messages?: unknown } | undefined)?.messages)).toBe(
       JSON.stringify(session()),
     );
-    const prompt = rejected?.promptTokens ?? 0;
+    expect(response.headers.get('x-spillway-verdict')).toBe('uncertain');
+    expect(response.headers.get('x-spillway-cut')).toBe('none');
+    // It asks for the reply room the budget reserved (a quarter of the window at most), which a
+    // prompt within the budget leaves; direct, 32,000 on top of the real prompt is refused.
+    const prompt = sent?.promptTokens ?? 0;
     expect(prompt).toBeGreaterThan(20_000);
-    expect(retried?.maxTokens).toBe(WINDOW - prompt - CLAMP_MARGIN);
-    expect(response.headers.get('x-spillway-recovery')).toBe('budget:lower_max_tokens');
+    expect(prompt + 32_000).toBeGreaterThan(WINDOW);
+    expect(sent?.maxTokens).toBe(Math.floor(WINDOW * MAX_RESERVE_SHARE));
+    expect(prompt + (sent?.maxTokens ?? 0)).toBeLessThanOrEqual(WINDOW);
+    expect(response.headers.get('x-spillway-recovery')).toBe('none');
   });
 });

@@ -33,8 +33,14 @@ describe('clampOutputTokens', () => {
   });
 
   it('never goes below min(1024, cap)', () => {
-    expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700 })).toBe(1_024);
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700, requested: 4_000 })).toBe(1_024);
     expect(clampOutputTokens({ window: 32_768, promptEstimate: 32_700, outputCap: 300 })).toBe(300);
+  });
+
+  it('fills in a missing max_tokens only when the output cap is known', () => {
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 10_000 })).toBeUndefined();
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 10_000, outputCap: 8_192 })).toBe(8_192);
+    expect(clampOutputTokens({ window: 32_768, promptEstimate: 30_000, outputCap: 8_192 })).toBe(2_256);
   });
 
   it('lowers an explicit max_tokens only when the window has no room for it, and never raises it', () => {

@@ -10,8 +10,8 @@ export const CLAMP_MARGIN = 512;
 export const MIN_CLAMPED_OUTPUT = 1_024;
 
 /**
- * When to clamp: `auto` fills in a missing `max_tokens` and lowers one the window or the output cap
- * has no room for; `lower` only lowers (a request without one goes out without one: the proxy's
+ * When to clamp: `auto` fills in a missing `max_tokens` when the model's output cap is known, and
+ * lowers one the window or the output cap has no room for; `lower` only lowers (a request without one goes out without one: the proxy's
  * mode, so a request that fits goes out unchanged); `never` leaves it.
  */
 export type ClampMode = 'auto' | 'lower' | 'never';
@@ -30,7 +30,7 @@ export interface ClampOptions {
 /**
  * `max_tokens = min(outputCap, window - promptEstimate - 512)`, never below `min(1024, outputCap)`.
  * A caller's `max_tokens` is only ever lowered, and only when it is over that; `auto` fills in a
- * missing one, `lower` and `never` do not. Returns `undefined` when the request should carry no
+ * missing one when the output cap is known, `lower` and `never` do not. Returns `undefined` when the request should carry no
  * `max_tokens`.
  *
  * @example
@@ -44,6 +44,9 @@ export function clampOutputTokens({
   mode = 'auto',
 }: ClampOptions): number | undefined {
   if (mode === 'never' || (mode === 'lower' && requested === undefined)) return requested;
+  // With no cap known there is nothing to fill in: the provider's default takes the room the
+  // prompt leaves, which no estimate can state more exactly.
+  if (requested === undefined && outputCap === undefined) return undefined;
   const room = window - promptEstimate - CLAMP_MARGIN;
   const cap = outputCap ?? Number.POSITIVE_INFINITY;
   const floor = Math.min(MIN_CLAMPED_OUTPUT, cap);

@@ -1,6 +1,7 @@
 import { detectSilentTruncation, silentTruncationNotice } from '../budget/detect-silent-truncation.js';
 import {
   type Budget,
+  CLAMP_MARGIN,
   type ClampMode,
   clampOutputTokens,
   computeBudget,
@@ -22,6 +23,7 @@ import { SchemaFloorTracker } from '../schemas/index.js';
 import {
   applyCalibration,
   type Calibration,
+  calibrationInputOf,
   createCalibration,
   createEstimator,
   EstimateCache,
@@ -29,12 +31,14 @@ import {
   parseCalibration,
   REQUEST_OVERHEAD,
   raiseCalibration,
+  scalarFactor,
   type TokenCounter,
   tokenizerFamilyOf,
 } from '../tokens/index.js';
 import {
   assertPairing,
   type ChatRequest,
+  digestItems,
   type Message,
   splitTurns,
   type UserMessage,
@@ -123,6 +127,11 @@ export class ContextWindowManager {
   #cut: StickyCut | undefined;
   /** The last request the provider counted: an anchor that survives a failed send of its extension. */
   #observed: SentRequest | undefined;
+  /**
+   * The last counted request per tool set: a send without tools (a synthesis) between two with
+   * them leaves the next one its anchor.
+   */
+  readonly #countedByTools = new Map<string, SentRequest>();
   #compression: CompressionState = createCompressionState();
   #learnedCaps: Readonly<Record<string, number>> = {};
   #appendRate: number | undefined;
@@ -207,6 +216,7 @@ export class ContextWindowManager {
   #forgetRun(): void {
     this.#last = undefined;
     this.#observed = undefined;
+    this.#countedByTools.clear();
     this.#cut = undefined;
     this.#restoredAnchor = undefined;
     this.#appendRate = undefined;
@@ -377,11 +387,16 @@ export class ContextWindowManager {
         `fitting produced an invalid transcript (${pairing.issues[0]?.message}); please report this`,
         { data: { issues: pairing.issues } },
       );
-    // A request sent for the provider to judge keeps the reply room its lower count leaves: should
-    // the prompt be larger, the provider says by how much, and recovery lowers max_tokens exactly.
+    // A request sent for the provider to judge asks for the reply the budget reserved: it fits when
+    // the prompt is within the budget (which only the estimate doubts); should it not, the provider
+    // says by how much and recovery sets max_tokens from that.
+    const promptEstimate =
+      plan.verdict === 'uncertain'
+        ? Math.min(plan.count.tokens, limits.window - limits.reserve - CLAMP_MARGIN)
+        : plan.count.tokens;
     const maxTokens = clampOutputTokens({
       window: limits.window,
-      promptEstimate: plan.verdict === 'uncertain' ? plan.count.low : plan.count.tokens,
+      promptEstimate,
       outputCap: this.outputCapFor(model),
       requested: request.maxTokens,
       mode: this.#options.clamp,
@@ -392,7 +407,7 @@ export class ContextWindowManager {
     const breakdown = cache.request(fitted);
     this.#noteAppended(plan);
     this.#last = sentRequest(fitted, {
-      raw: breakdown.total,
+      breakdown,
       model,
       cache,
       ...(this.#observed ? { previous: this.#observed } : {}),
@@ -458,17 +473,18 @@ export class ContextWindowManager {
     const truncation = this.#detectTruncation(last, usage.promptTokens);
     if (truncation) return truncation;
     this.#schemaFloor.observe({ reported: usage.promptTokens, raw: last.raw, hasImages: last.hasImages });
-    const before = this.#calibration.factor;
+    const before = scalarFactor(this.#calibration);
     this.#calibration = observeCalibration(this.#calibration, {
       reported: usage.promptTokens,
-      raw: last.raw,
+      raw: last.split,
     });
     last.anchor = usage.promptTokens;
     this.#observed = last;
-    if (this.#calibration.factor !== before)
+    this.#rememberCounted(last);
+    if (scalarFactor(this.#calibration) !== before)
       this.#emit({
         type: 'calibrate',
-        factor: this.#calibration.factor,
+        factor: scalarFactor(this.#calibration),
         reported: usage.promptTokens,
         raw: last.raw,
       });
@@ -508,9 +524,9 @@ export class ContextWindowManager {
     const model = request.model ?? this.#options.model;
     const cache = this.#cacheFor(model);
     const { budget, window, reserve } = this.#budget(model, request.maxTokens);
-    const raw = cache.request({ messages: this.#rendered(request.messages), tools: request.tools }).total;
+    const breakdown = cache.request({ messages: this.#rendered(request.messages), tools: request.tools });
     return {
-      estimate: applyCalibration(this.#calibration, raw),
+      estimate: applyCalibration(this.#calibration, calibrationInputOf(breakdown)),
       budget,
       window,
       reserve,
@@ -532,7 +548,7 @@ export class ContextWindowManager {
     const cache = this.#cacheFor(model);
     const measure = this.measure(request);
     const breakdown = cache.request(request);
-    this.#last = sentRequest(request, { raw: breakdown.total, model, cache });
+    this.#last = sentRequest(request, { breakdown, model, cache });
     const droppedTurns = Math.max(
       0,
       splitTurns(original).turns.length - splitTurns(request.messages).turns.length,
@@ -570,7 +586,7 @@ export class ContextWindowManager {
       state: this.#compression,
       all: true,
       estimateOf: (message) => cache.message(message).total,
-      factor: this.#calibration.factor,
+      factor: scalarFactor(this.#calibration),
       memo: this.#renders,
     });
     this.#compression = result.state;
@@ -644,11 +660,19 @@ export class ContextWindowManager {
   calibrateFromCount({ request, promptTokens }: { request: ChatRequest; promptTokens: number }): void {
     const model = request.model ?? this.#options.model;
     const cache = this.#cacheFor(model);
-    const raw = cache.request({ messages: this.#rendered(request.messages), tools: request.tools }).total;
-    const before = this.#calibration.factor;
-    this.#calibration = raiseCalibration(this.#calibration, { reported: promptTokens, raw });
-    if (this.#calibration.factor !== before)
-      this.#emit({ type: 'calibrate', factor: this.#calibration.factor, reported: promptTokens, raw });
+    const breakdown = cache.request({ messages: this.#rendered(request.messages), tools: request.tools });
+    const before = scalarFactor(this.#calibration);
+    this.#calibration = raiseCalibration(this.#calibration, {
+      reported: promptTokens,
+      raw: calibrationInputOf(breakdown),
+    });
+    if (scalarFactor(this.#calibration) !== before)
+      this.#emit({
+        type: 'calibrate',
+        factor: scalarFactor(this.#calibration),
+        reported: promptTokens,
+        raw: breakdown.total,
+      });
   }
 
   /**
@@ -659,8 +683,8 @@ export class ContextWindowManager {
     if (!(promptTokens > 0)) return;
     const model = request.model ?? this.#options.model;
     const cache = this.#cacheFor(model);
-    const raw = cache.request(request).total;
-    this.#observed = { ...sentRequest(request, { raw, model, cache }), anchor: promptTokens };
+    const breakdown = cache.request(request);
+    this.#observed = { ...sentRequest(request, { breakdown, model, cache }), anchor: promptTokens };
     this.#last = undefined;
   }
 
@@ -683,6 +707,7 @@ export class ContextWindowManager {
     this.#headKey = headMessages.map(contentKey).join('\n');
     this.#last = undefined;
     this.#observed = undefined;
+    this.#countedByTools.clear();
     this.#restoredAnchor = undefined;
     this.#cut = undefined;
   }
@@ -714,7 +739,21 @@ export class ContextWindowManager {
     const last = this.#last?.anchor !== undefined ? this.#last : this.#observed;
     if (last === undefined && this.#restoredAnchor)
       return anchorOnPersisted(this.#restoredAnchor, request, cache);
-    return anchorOnSent(last, request, cache);
+    return (
+      anchorOnSent(last, request, cache) ??
+      anchorOnSent(this.#countedByTools.get(toolsKey(request.tools)), request, cache)
+    );
+  }
+
+  #rememberCounted(sent: SentRequest): void {
+    const key = toolsKey(sent.tools);
+    this.#countedByTools.delete(key);
+    this.#countedByTools.set(key, sent);
+    // A few tool sets at most (the run's own, none for a synthesis, one after deferred tools load).
+    for (const stale of this.#countedByTools.keys()) {
+      if (this.#countedByTools.size <= 4) break;
+      this.#countedByTools.delete(stale);
+    }
   }
 
   #detectNewRun(messages: readonly Message[]): void {
@@ -744,4 +783,15 @@ function checkRequest(request: ChatRequest): void {
       'invalid_argument',
       'fit takes a normalized request (messages and tools arrays): pass fromOpenAIChat(body), fromAnthropic(body) or readRequest(body), not the wire body',
     );
+}
+
+/** The digest of a tool list, computed once per list. */
+const TOOL_KEYS = new WeakMap<readonly object[], string>();
+function toolsKey(tools: readonly object[]): string {
+  let key = TOOL_KEYS.get(tools);
+  if (key === undefined) {
+    key = digestItems(tools);
+    TOOL_KEYS.set(tools, key);
+  }
+  return key;
 }

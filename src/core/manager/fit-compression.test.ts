@@ -7,6 +7,7 @@ import {
   toolTurn,
 } from '../../../test/support/compaction-fixtures.js';
 import { recall } from '../compact/index.js';
+import { scalarFactor } from '../tokens/index.js';
 import { type ChatRequest, contentText, type Message } from '../transcript/index.js';
 import { ContextWindowManager } from './context-window-manager.js';
 import type { ManagerEvent } from './events.js';
@@ -175,7 +176,7 @@ describe('ContextWindowManager.compact', () => {
     const messages = codingSession({ turns: 10, lines: 20 });
     manager.fit(request(messages));
     manager.observe({ promptTokens: 20_000 });
-    const factor = manager.state.calibration.factor;
+    const factor = scalarFactor(manager.state.calibration);
     const summarize = recordingSummarizer();
     const result = await manager.compact({ messages, summarize, keepTurns: 2 });
     expect(result.ok).toBe(true);
@@ -185,6 +186,6 @@ describe('ContextWindowManager.compact', () => {
       String(manager.state.compression?.nextRecallId ? manager.state.compression.nextRecallId - 1 : 0),
     );
     manager.fit(request(result.messages ?? []));
-    expect(manager.state.calibration.factor).toBe(factor);
+    expect(scalarFactor(manager.state.calibration)).toBe(factor);
   });
 });

@@ -13,7 +13,7 @@ import {
   type RenderMemo,
 } from '../compress/index.js';
 import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
-import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
+import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { type ChatRequest, type Message, splitTurns, type UserMessage } from '../transcript/index.js';
 import type { CutReport } from './fit-result.js';
 import { markerMessage } from './placeholders.js';
@@ -224,7 +224,7 @@ function cutCandidates(
       target,
       estimateOf: (message) => context.cache.message(message).total,
       fixed: context.fixedRaw,
-      factor: context.calibration.factor,
+      factor: scalarFactor(context.calibration),
       memo: context.memo,
     });
     if (elided.elided.length > 0)
@@ -351,7 +351,7 @@ function shortenOrGiveUp(
     state: floor.compression,
     room,
     estimateOf: (message) => context.cache.message(message).total,
-    factor: context.calibration.factor,
+    factor: scalarFactor(context.calibration),
     markers: context.markerOptions,
     memo: context.memo,
   });

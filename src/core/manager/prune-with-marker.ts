@@ -5,7 +5,7 @@
 import type { CompressionState } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
-import { applyCalibration, type Calibration, type EstimateCache } from '../tokens/index.js';
+import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker } from './placeholders.js';
 
@@ -77,7 +77,7 @@ export function pruneWithMarker({
       segmentation,
       estimateOf: (message) => cache.message(message).total,
       fixed: fixedRaw + extra,
-      budget: Math.floor(budget / calibration.factor),
+      budget: Math.floor(budget / scalarFactor(calibration)),
     });
   // The longest marker there can be, so the estimate holds whatever the counts come to.
   const markerRaw = cache.message({

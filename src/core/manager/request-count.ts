@@ -9,6 +9,7 @@ import {
   applyCalibration,
   type Calibration,
   calibratedLowerBound,
+  calibrationInputOf,
   type EstimateCache,
 } from '../tokens/index.js';
 import type { ChatRequest } from '../transcript/index.js';
@@ -28,8 +29,10 @@ export interface RequestCount {
 /** What the provider counted for an earlier request this one extends. */
 export interface Anchor {
   reported: number;
-  /** Raw estimate of what was appended since. */
-  appendedRaw: number;
+  /** Raw estimate of what was appended since, as text and template overhead. */
+  appended: { text: number; overhead: number };
+  /** Raw estimate of what the counted request had and this one has not (tool schemas). */
+  removed?: { text: number; overhead: number };
 }
 
 /** Whether a request fits: surely, surely not, or only the estimate's margin cannot tell. */
@@ -54,18 +57,26 @@ export function countRequest(
   budget: number,
 ): RequestCount {
   const { cache, calibration } = context;
-  const raw = cache.request(request).total;
+  const breakdown = cache.request(request);
+  const raw = breakdown.total;
+  const split = calibrationInputOf(breakdown);
   const anchor = context.anchorFor(request);
   const count: RequestCount = anchor
     ? {
-        tokens: anchor.reported + applyCalibration(calibration, anchor.appendedRaw),
-        low: anchor.reported + calibratedLowerBound(calibration, anchor.appendedRaw),
+        tokens:
+          anchor.reported +
+          applyCalibration(calibration, anchor.appended) -
+          (anchor.removed ? calibratedLowerBound(calibration, anchor.removed) : 0),
+        low:
+          anchor.reported +
+          calibratedLowerBound(calibration, anchor.appended) -
+          (anchor.removed ? applyCalibration(calibration, anchor.removed) : 0),
         source: 'anchored',
         raw,
       }
     : {
-        tokens: applyCalibration(calibration, raw),
-        low: calibratedLowerBound(calibration, raw),
+        tokens: applyCalibration(calibration, split),
+        low: calibratedLowerBound(calibration, split),
         source: calibration.observations > 0 ? 'calibrated' : 'estimate',
         raw,
       };

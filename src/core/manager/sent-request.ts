@@ -4,7 +4,12 @@
  * about) and the last one the provider counted (the anchor of the next estimate).
  */
 import { hasUncountableContent } from '../budget/detect-silent-truncation.js';
-import type { EstimateCache } from '../tokens/index.js';
+import {
+  addBreakdown,
+  calibrationInputOf,
+  type EstimateCache,
+  type TokenBreakdown,
+} from '../tokens/index.js';
 import { type ChatRequest, digestItems, digestMessages, type Message } from '../transcript/index.js';
 import type { PersistedAnchor } from './manager-state.js';
 import type { Anchor } from './request-count.js';
@@ -14,6 +19,8 @@ export interface SentRequest {
   messages: readonly Message[];
   tools: ChatRequest['tools'];
   raw: number;
+  /** The raw estimate as text and template overhead, for calibration. */
+  split: { text: number; overhead: number };
   /** Prompt tokens the provider reported for it. */
   anchor?: number;
   model?: string;
@@ -55,12 +62,18 @@ export function anchorOnSent(
   request: Pick<ChatRequest, 'messages' | 'tools'>,
   cache: EstimateCache,
 ): Anchor | undefined {
-  if (sent?.anchor === undefined || !sameItems(sent.tools, request.tools)) return undefined;
+  if (sent?.anchor === undefined) return undefined;
   if (request.messages.length < sent.messages.length) return undefined;
   if (!sameItems(sent.messages, request.messages.slice(0, sent.messages.length))) return undefined;
+  const appended = cache.messages(request.messages.slice(sent.messages.length));
+  if (sameItems(sent.tools, request.tools))
+    return { reported: sent.anchor, appended: calibrationInputOf(appended) };
+  // Another tool set (a synthesis send without tools, deferred tools loaded): the old schemas come
+  // off the count and the new ones are appended, so only the schemas are estimated, not the history.
   return {
     reported: sent.anchor,
-    appendedRaw: cache.messages(request.messages.slice(sent.messages.length)).total,
+    appended: calibrationInputOf(addBreakdown(appended, cache.tools(request.tools))),
+    removed: calibrationInputOf(cache.tools(sent.tools)),
   };
 }
 
@@ -75,7 +88,7 @@ export function anchorOnPersisted(
   if (digestMessages(request.messages.slice(0, anchor.messages)) !== anchor.digest) return undefined;
   return {
     reported: anchor.reported,
-    appendedRaw: cache.messages(request.messages.slice(anchor.messages)).total,
+    appended: calibrationInputOf(cache.messages(request.messages.slice(anchor.messages))),
   };
 }
 
@@ -112,11 +125,11 @@ export function extension(
 export function sentRequest(
   request: Pick<ChatRequest, 'messages' | 'tools'>,
   {
-    raw,
+    breakdown,
     model,
     previous,
     cache,
-  }: { raw: number; model: string | undefined; previous?: SentRequest; cache: EstimateCache },
+  }: { breakdown: TokenBreakdown; model: string | undefined; previous?: SentRequest; cache: EstimateCache },
 ): SentRequest {
   const content = hasUncountableContent(request.messages);
   const extended =
@@ -128,7 +141,8 @@ export function sentRequest(
   return {
     messages: request.messages.slice(),
     tools: request.tools.slice(),
-    raw,
+    raw: breakdown.total,
+    split: calibrationInputOf(breakdown),
     ...(model === undefined ? {} : { model }),
     countable: !content.uncountable,
     hasImages: content.images,

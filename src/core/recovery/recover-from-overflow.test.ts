@@ -11,6 +11,7 @@ import type { Summarizer } from '../compact/index.js';
 import { ContextTruncatedError } from '../errors/index.js';
 import { ContextWindowManager } from '../manager/index.js';
 import type { OverflowInfo } from '../overflow/index.js';
+import { scalarFactor } from '../tokens/index.js';
 import { type ChatRequest, contentText, type Message, validatePairing } from '../transcript/index.js';
 import { recoverFromOverflow } from './recover-from-overflow.js';
 import type { RecoveryResult, RecoveryStep } from './recovery-result.js';
@@ -342,7 +343,7 @@ describe('recoverFromOverflow: the context chain', () => {
       manager,
       summarize: recordingSummarizer(),
     });
-    expect(manager.state.calibration.factor).toBeGreaterThan(1.9);
+    expect(scalarFactor(manager.state.calibration)).toBeGreaterThan(1.9);
     expect(result.steps).toContainEqual(step({ step: 'calibrate', reported: 2 * estimate }));
     expect(result.action).toBe('compacted');
     fits(manager, requestOf(result));

@@ -6,10 +6,10 @@ import {
   calibratedLowerBound,
   createCalibration,
   ESTIMATE_OVERCOUNT_CEILING,
-  MIN_MARGIN,
   observeCalibration,
   parseCalibration,
   raiseCalibration,
+  scalarFactor,
 } from './calibration.js';
 
 describe('calibration', () => {
@@ -21,7 +21,7 @@ describe('calibration', () => {
 
   it('comes down to a high estimate’s real ratio after one report, 10% above it', () => {
     const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
-    expect(one.factor).toBeCloseTo(0.66, 10);
+    expect(scalarFactor(one)).toBeCloseTo(0.66, 10);
     expect(applyCalibration(one, 1_000)).toBe(660);
   });
 
@@ -29,7 +29,7 @@ describe('calibration', () => {
     let agreeing = createCalibration();
     for (let index = 0; index < 9; index++)
       agreeing = observeCalibration(agreeing, { reported: 600, raw: 1_000 });
-    expect(agreeing.factor).toBeCloseTo(0.6 * (1 + 0.1 / 3), 10);
+    expect(scalarFactor(agreeing)).toBeCloseTo(0.6 * (1 + 0.1 / 3), 10);
     const spread = observeCalibration(
       observeCalibration(createCalibration(), { reported: 500, raw: 1_000 }),
       {
@@ -37,62 +37,80 @@ describe('calibration', () => {
         raw: 1_000,
       },
     );
-    expect(spread.factor).toBeCloseTo(0.7 * (1 + 2 / 7), 10);
+    // One factor fitted to both (0.6), raised to cover the larger, by a margin as wide as their spread.
+    expect(applyCalibration(spread, 1_000)).toBeGreaterThanOrEqual(700);
+    expect(calibratedLowerBound(spread, 1_000)).toBeLessThanOrEqual(500);
+  });
+
+  it('tells text from template overhead when reports mix them differently', () => {
+    // Small requests are mostly overhead (estimated at twice what the template takes); large ones
+    // mostly text (estimated 10% high). One factor from the small ones alone would under-count a paste.
+    const truth = ({ text, overhead }: { text: number; overhead: number }) =>
+      Math.round(text * 0.9 + overhead * 0.5);
+    let calibration = createCalibration();
+    for (const raw of [
+      { text: 200, overhead: 400 },
+      { text: 400, overhead: 420 },
+      { text: 3_000, overhead: 450 },
+      { text: 6_000, overhead: 480 },
+    ])
+      calibration = observeCalibration(calibration, { reported: truth(raw), raw });
+    expect(calibration.text).toBeGreaterThanOrEqual(0.9);
+    expect(calibration.text).toBeLessThan(1);
+    expect(calibration.overhead).toBeLessThan(0.6);
+    const paste = { text: 40_000, overhead: 500 };
+    expect(applyCalibration(calibration, paste)).toBeGreaterThanOrEqual(truth(paste));
+    expect(applyCalibration(calibration, paste)).toBeLessThan(truth(paste) * 1.1);
   });
 
   it('forgets reports older than its window', () => {
     let calibration = observeCalibration(createCalibration(), { reported: 3_000, raw: 1_000 });
     for (let index = 0; index < CALIBRATION_WINDOW; index++)
       calibration = observeCalibration(calibration, { reported: 600, raw: 1_000 });
-    expect(calibration.factor).toBeLessThan(1);
+    expect(scalarFactor(calibration)).toBeLessThan(1);
     expect(calibration.observations).toBe(CALIBRATION_WINDOW + 1);
   });
 
   it('is raised, never lowered, by a count stated for a rejected request', () => {
     const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
     expect(raiseCalibration(one, { reported: 500, raw: 1_000 })).toBe(one);
-    expect(
-      applyCalibration(raiseCalibration(one, { reported: 900, raw: 1_000 }), 1_000),
-    ).toBeGreaterThanOrEqual(900);
+    const raised = raiseCalibration(one, { reported: 900, raw: 1_000 });
+    expect(applyCalibration(raised, 1_000)).toBeGreaterThanOrEqual(900);
+    expect(scalarFactor(raised)).toBeGreaterThanOrEqual(scalarFactor(one));
   });
 
-  it('never estimates a recently observed request below its reported count, nor above it by more than the margin allows', () => {
+  it('never estimates a recently observed request below its reported count, nor its lower bound above it', () => {
+    const report = fc.record({
+      text: fc.integer({ min: 0, max: 100_000 }),
+      overhead: fc.integer({ min: 0, max: 5_000 }),
+      textRatio: fc.double({ min: 0.4, max: 1.1, noNaN: true }),
+      overheadRatio: fc.double({ min: 0.3, max: 1.1, noNaN: true }),
+    });
     fc.assert(
-      fc.property(
-        fc.array(
-          fc.record({
-            raw: fc.integer({ min: 100, max: 100_000 }),
-            ratio: fc.double({ min: 0.3, max: 1.2, noNaN: true }),
-          }),
-          {
-            minLength: 1,
-            maxLength: 30,
-          },
-        ),
-        (reports) => {
-          let calibration = createCalibration();
-          for (const { raw, ratio } of reports)
-            calibration = observeCalibration(calibration, {
-              reported: Math.max(1, Math.round(raw * ratio)),
-              raw,
-            });
-          for (const { raw, ratio } of reports.slice(-CALIBRATION_WINDOW)) {
-            const reported = Math.max(1, Math.round(raw * ratio));
-            expect(applyCalibration(calibration, raw)).toBeGreaterThanOrEqual(reported);
-            expect(calibratedLowerBound(calibration, raw)).toBeLessThanOrEqual(reported);
-          }
-          expect(calibration.factor).toBeGreaterThanOrEqual(
-            Math.max(...calibration.ratios) * (1 + MIN_MARGIN) - 1e-12,
-          );
-        },
-      ),
+      fc.property(fc.array(report, { minLength: 1, maxLength: 30 }), (reports) => {
+        let calibration = createCalibration();
+        const seen: Array<{ raw: { text: number; overhead: number }; reported: number }> = [];
+        for (const { text, overhead, textRatio, overheadRatio } of reports) {
+          if (text + overhead === 0) continue;
+          const reported = Math.max(1, Math.round(text * textRatio + overhead * overheadRatio));
+          const next = observeCalibration(calibration, { reported, raw: { text, overhead } });
+          if (next !== calibration) seen.push({ raw: { text, overhead }, reported });
+          calibration = next;
+        }
+        for (const { raw, reported } of seen.slice(-CALIBRATION_WINDOW)) {
+          expect(applyCalibration(calibration, raw)).toBeGreaterThanOrEqual(reported - 1);
+          expect(calibratedLowerBound(calibration, raw)).toBeLessThanOrEqual(reported + 1);
+        }
+      }),
     );
   });
 
   it('reads back what it wrote, and refuses what it did not', () => {
-    const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
+    const one = observeCalibration(createCalibration(), { reported: 600, raw: { text: 800, overhead: 200 } });
     expect(parseCalibration(JSON.parse(JSON.stringify(one)))).toEqual(one);
     expect(parseCalibration({ factor: 'high' })).toBeUndefined();
-    expect(parseCalibration({ ratios: [-1], observations: 1 })).toBeUndefined();
+    expect(
+      parseCalibration({ samples: [{ text: -1, overhead: 0, reported: 3 }], observations: 1 }),
+    ).toBeUndefined();
   });
 });

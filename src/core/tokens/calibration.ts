@@ -1,27 +1,45 @@
 /**
  * @module
  * Calibration from what providers report. After each response the prompt-token count the provider
- * reported is compared with the raw (uncalibrated) estimate of what was sent. The factor converges
- * to the observed ratio from above, in both directions: Spillway's estimator errs high by design, so
- * the ratio is usually below 1.0, and a factor that only grew would keep that over-count forever.
- * The factor stays above every ratio observed recently, by a margin that shrinks as observations
- * agree; it also bounds how low the real count can be (the lower factor), which tells a request
- * that surely does not fit from one only the estimate's margin says does not.
+ * reported is compared with the raw (uncalibrated) estimate of what was sent, split into its text and
+ * the chat-template overhead Spillway adds for each message and tool. The factors converge to the
+ * observed ratios from above, in both directions: Spillway's estimator errs high by design, so the
+ * ratios are usually below 1.0, and a factor that only grew would keep that over-count forever.
+ *
+ * Two classes, because a small request is mostly template overhead and a large one mostly text, and
+ * the estimator errs differently on each: a factor learned on small requests alone would under-count
+ * a large paste. When the reports do not tell the classes apart (their mix hardly varies), one factor
+ * serves both. The factors stay above every recently observed request by a margin that shrinks as
+ * reports agree; lower factors bound how low the real count can be, which tells a request that surely
+ * does not fit from one only the estimate's margin says does not.
  */
+
+/** A raw estimate split by what the estimator counted: text, and the template overhead around it. */
+export interface CalibrationInput {
+  /** Tokens of text (prose and machine text) as the estimator counted them. */
+  text: number;
+  /** Tokens of chat-template overhead Spillway added (per message, per tool, per request). */
+  overhead: number;
+}
+
+/** One report: what was estimated, and what the provider counted. */
+export interface CalibrationSample extends CalibrationInput {
+  reported: number;
+}
 
 /** Calibration state: plain data, so it serializes with a suspended run and a proxy's store. */
 export interface Calibration {
-  /** Multiplies raw estimates: above every recently observed ratio, by the margin. 1 until observed. */
-  factor: number;
-  /**
-   * The lowest a raw estimate's ratio to the real count is believed to be: below every recently
-   * observed ratio by the margin, `1 / ESTIMATE_OVERCOUNT_CEILING` until observed.
-   */
-  lowFactor: number;
+  /** Multiplies raw text estimates: at most this many real tokens per estimated one. */
+  text: number;
+  /** Multiplies raw template-overhead estimates. */
+  overhead: number;
+  /** The least real tokens per estimated text and overhead token. */
+  textLow: number;
+  overheadLow: number;
   /** How many reports have been observed. */
   observations: number;
-  /** The most recent reported / raw ratios, newest last (at most {@link CALIBRATION_WINDOW}). */
-  ratios: number[];
+  /** The most recent reports, newest last (at most {@link CALIBRATION_WINDOW}). */
+  samples: CalibrationSample[];
 }
 
 /**
@@ -31,10 +49,12 @@ export interface Calibration {
  */
 export const ESTIMATE_OVERCOUNT_CEILING = 2.5;
 
-/** The largest ratio accepted from one report: a bigger jump means the report is not about this request. */
+/** The largest factor accepted: a bigger jump means the report is not about this request. */
 export const MAX_CALIBRATION_FACTOR = 4;
+/** The smallest factor accepted. */
+export const MIN_CALIBRATION_FACTOR = 0.2;
 
-/** Reports the factor follows: older ones are forgotten, so a run's calibration follows its content. */
+/** Reports the factors follow: older ones are forgotten, so a run's calibration follows its content. */
 export const CALIBRATION_WINDOW = 16;
 
 /** The margin after one report; it shrinks with the square root of the reports that agree. */
@@ -43,14 +63,48 @@ export const FIRST_MARGIN = 0.1;
 /** The margin never goes below this (template tokens a count may miss, rounding). */
 export const MIN_MARGIN = 0.02;
 
+/** Reports tell the classes apart when the overhead's share of them varies by at least this much. */
+export const MIN_SHARE_SPREAD = 0.15;
+
+/** Reports needed before each class gets its own factor: two to fit, two more to check the fit. */
+export const MIN_CLASS_SAMPLES = 4;
+
 /** A fresh calibration: raw estimates as they are, the over-count ceiling as the lower bound. */
 export function createCalibration(): Calibration {
-  return { factor: 1, lowFactor: 1 / ESTIMATE_OVERCOUNT_CEILING, observations: 0, ratios: [] };
+  const low = 1 / ESTIMATE_OVERCOUNT_CEILING;
+  return { text: 1, overhead: 1, textLow: low, overheadLow: low, observations: 0, samples: [] };
+}
+
+/** A raw estimate as calibration reads it: a total counts as text. */
+function inputOf(raw: number | CalibrationInput): CalibrationInput {
+  return typeof raw === 'number' ? { text: raw, overhead: 0 } : raw;
+}
+
+/** Real tokens at most, for a raw estimate (a total, or split into text and overhead), rounded up. */
+export function applyCalibration(calibration: Calibration, raw: number | CalibrationInput): number {
+  if (typeof raw === 'number') return Math.ceil(raw * scalarFactor(calibration));
+  return Math.ceil(raw.text * calibration.text + raw.overhead * calibration.overhead);
+}
+
+/** Real tokens at least, for a raw estimate. */
+export function calibratedLowerBound(calibration: Calibration, raw: number | CalibrationInput): number {
+  if (typeof raw === 'number')
+    return Math.floor(raw * Math.min(calibration.textLow, calibration.overheadLow));
+  return Math.floor(raw.text * calibration.textLow + raw.overhead * calibration.overheadLow);
 }
 
 /**
- * The margin the factor keeps above the observed ratios: `FIRST_MARGIN / sqrt(n)`, at least
- * `MIN_MARGIN`, and at least the spread of the ratios (relative), so disagreeing reports keep it wide.
+ * One factor for a raw total whose split is unknown: the larger of the two, so a total is never
+ * estimated low whatever its mix (planning arithmetic on raw estimates uses it).
+ */
+export function scalarFactor(calibration: Calibration): number {
+  return Math.max(calibration.text, calibration.overhead);
+}
+
+/**
+ * The margin the factors keep above the observed reports: `FIRST_MARGIN / sqrt(n)`, at least
+ * `MIN_MARGIN`, and at least the spread of the reports around the fit (relative), so disagreeing
+ * reports keep it wide.
  */
 export function calibrationMargin(ratios: readonly number[]): number {
   if (ratios.length === 0) return FIRST_MARGIN;
@@ -61,22 +115,26 @@ export function calibrationMargin(ratios: readonly number[]): number {
 }
 
 /**
- * Folds one provider report into the calibration: the ratio `reported / raw` joins the window, the
- * factor becomes the window's highest ratio times `1 + margin`, the lower factor its lowest divided
- * by it. Reports without a positive count, or for an empty estimate, change nothing.
+ * Folds one provider report into the calibration: the report joins the window, the class factors
+ * are fitted to the window's reports (one factor when they do not tell the classes apart), then
+ * raised so that every report in the window is covered, by the margin. Reports without a positive
+ * count, or for an empty estimate, change nothing.
  *
  * @example
- * observeCalibration(createCalibration(), { reported: 600, raw: 1_000 }).factor; // 0.66
+ * observeCalibration(createCalibration(), { reported: 600, raw: 1_000 }).text; // 0.66
  */
 export function observeCalibration(
   calibration: Calibration,
-  { reported, raw }: { reported: number; raw: number },
+  { reported, raw }: { reported: number; raw: number | CalibrationInput },
 ): Calibration {
-  if (!(reported > 0) || !(raw > 0) || !Number.isFinite(reported) || !Number.isFinite(raw))
+  const input = inputOf(raw);
+  const total = input.text + input.overhead;
+  if (!(reported > 0) || !(total > 0) || !Number.isFinite(reported) || !Number.isFinite(total))
     return calibration;
-  const ratio = Math.min(MAX_CALIBRATION_FACTOR, reported / raw);
-  const ratios = [...calibration.ratios, ratio].slice(-CALIBRATION_WINDOW);
-  return { ...fromRatios(ratios), observations: calibration.observations + 1 };
+  if (reported / total > MAX_CALIBRATION_FACTOR || reported / total < MIN_CALIBRATION_FACTOR)
+    return calibration;
+  const samples = [...calibration.samples, { ...input, reported }].slice(-CALIBRATION_WINDOW);
+  return { ...fromSamples(samples), observations: calibration.observations + 1 };
 }
 
 /**
@@ -86,48 +144,103 @@ export function observeCalibration(
  */
 export function raiseCalibration(
   calibration: Calibration,
-  { reported, raw }: { reported: number; raw: number },
+  { reported, raw }: { reported: number; raw: number | CalibrationInput },
 ): Calibration {
-  if (!(reported > 0) || !(raw > 0) || applyCalibration(calibration, raw) >= reported) return calibration;
-  return observeCalibration(calibration, { reported, raw });
-}
-
-function fromRatios(ratios: readonly number[]): Omit<Calibration, 'observations'> {
-  const margin = calibrationMargin(ratios);
+  if (!(reported > 0) || applyCalibration(calibration, raw) >= reported) return calibration;
+  const raised = observeCalibration(calibration, { reported, raw });
+  // Raising only: a factor the new sample would lower stays where it was.
   return {
-    factor: Math.max(...ratios) * (1 + margin),
-    lowFactor: Math.min(...ratios) / (1 + margin),
-    ratios: [...ratios],
+    ...raised,
+    text: Math.max(raised.text, calibration.text),
+    overhead: Math.max(raised.overhead, calibration.overhead),
   };
 }
 
-/** A raw estimate scaled by the calibration, rounded up: what the real count is believed to be at most. */
-export function applyCalibration(calibration: Calibration, raw: number): number {
-  return Math.ceil(raw * calibration.factor);
-}
-
-/** The least the real count of a raw estimate is believed to be. */
-export function calibratedLowerBound(calibration: Calibration, raw: number): number {
-  return Math.floor(raw * calibration.lowFactor);
+function clamp(value: number): number {
+  return Math.min(MAX_CALIBRATION_FACTOR, Math.max(MIN_CALIBRATION_FACTOR, value));
 }
 
 /**
- * A calibration read back from storage, checked: anything malformed is a fresh calibration rather
- * than trusted (a wrong factor would change what is sent).
+ * The class factors that fit the samples, before the margin: one per class once at least
+ * {@link MIN_CLASS_SAMPLES} reports mix the classes differently enough to tell them apart (fewer fit
+ * two factors exactly whatever the next request holds), else one factor that fits them all.
+ */
+function fitFactors(samples: readonly CalibrationSample[]): { text: number; overhead: number } {
+  let reported = 0;
+  let raw = 0;
+  for (const sample of samples) {
+    reported += sample.reported;
+    raw += sample.text + sample.overhead;
+  }
+  const pooled = clamp(reported / raw);
+  const shares = samples.map((sample) => sample.overhead / (sample.text + sample.overhead));
+  if (samples.length >= MIN_CLASS_SAMPLES && Math.max(...shares) - Math.min(...shares) >= MIN_SHARE_SPREAD) {
+    // Least squares on reported = text·t + overhead·o (the 2×2 normal equations).
+    let tt = 0;
+    let oo = 0;
+    let to = 0;
+    let tr = 0;
+    let or = 0;
+    for (const { text, overhead, reported } of samples) {
+      tt += text * text;
+      oo += overhead * overhead;
+      to += text * overhead;
+      tr += text * reported;
+      or += overhead * reported;
+    }
+    const determinant = tt * oo - to * to;
+    if (determinant > 1e-9 * tt * oo) {
+      const text = (tr * oo - or * to) / determinant;
+      const overhead = (or * tt - tr * to) / determinant;
+      if (text > 0 && overhead > 0) return { text: clamp(text), overhead: clamp(overhead) };
+    }
+  }
+  return { text: pooled, overhead: pooled };
+}
+
+function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, 'observations'> {
+  const fitted = fitFactors(samples);
+  const predicted = (sample: CalibrationSample) =>
+    sample.text * fitted.text + sample.overhead * fitted.overhead;
+  const ratios = samples.map((sample) => sample.reported / predicted(sample));
+  const margin = calibrationMargin(ratios);
+  const up = Math.max(...ratios) * (1 + margin);
+  const down = Math.min(...ratios) / (1 + margin);
+  return {
+    text: clamp(fitted.text * up),
+    overhead: clamp(fitted.overhead * up),
+    textLow: fitted.text * down,
+    overheadLow: fitted.overhead * down,
+    samples: [...samples],
+  };
+}
+
+/**
+ * A calibration read back from storage, checked: anything malformed is no calibration rather than
+ * trusted (a wrong factor would change what is sent).
  */
 export function parseCalibration(value: unknown): Calibration | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const candidate = value as Partial<Calibration>;
-  const ratios = candidate.ratios;
+  const samples = candidate.samples;
   if (
-    !Array.isArray(ratios) ||
-    ratios.length > CALIBRATION_WINDOW ||
-    !ratios.every((ratio) => typeof ratio === 'number' && ratio > 0 && ratio <= MAX_CALIBRATION_FACTOR) ||
+    !Array.isArray(samples) ||
+    samples.length > CALIBRATION_WINDOW ||
+    !samples.every(
+      (sample) =>
+        typeof sample === 'object' &&
+        sample !== null &&
+        [sample.text, sample.overhead, sample.reported].every(
+          (figure) => typeof figure === 'number' && figure >= 0,
+        ) &&
+        sample.reported > 0 &&
+        sample.text + sample.overhead > 0,
+    ) ||
     typeof candidate.observations !== 'number' ||
     !Number.isInteger(candidate.observations) ||
-    candidate.observations < ratios.length
+    candidate.observations < samples.length
   )
     return undefined;
-  if (ratios.length === 0) return { ...createCalibration(), observations: candidate.observations };
-  return { ...fromRatios(ratios), observations: candidate.observations };
+  if (samples.length === 0) return { ...createCalibration(), observations: candidate.observations };
+  return { ...fromSamples(samples), observations: candidate.observations };
 }

@@ -7,16 +7,21 @@ export {
   applyCalibration,
   CALIBRATION_WINDOW,
   type Calibration,
+  type CalibrationInput,
+  type CalibrationSample,
   calibratedLowerBound,
   calibrationMargin,
   createCalibration,
   ESTIMATE_OVERCOUNT_CEILING,
   FIRST_MARGIN,
   MAX_CALIBRATION_FACTOR,
+  MIN_CALIBRATION_FACTOR,
   MIN_MARGIN,
+  MIN_SHARE_SPREAD,
   observeCalibration,
   parseCalibration,
   raiseCalibration,
+  scalarFactor,
 } from './calibration.js';
 export {
   BYTE_LENGTH_CAP,
@@ -33,6 +38,7 @@ export { createEstimator, type Estimator } from './estimator.js';
 export { EstimateCache } from './message-cache.js';
 export {
   addBreakdown,
+  calibrationInputOf,
   emptyBreakdown,
   estimateMessage,
   estimateTools,

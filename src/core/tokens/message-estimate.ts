@@ -92,3 +92,8 @@ export function estimateTools(tools: readonly ToolDefinition[], counter: TokenCo
   result.total = result.dense + result.overhead;
   return result;
 }
+
+/** A breakdown as calibration reads it: text (prose and machine text), and template overhead. */
+export function calibrationInputOf(breakdown: TokenBreakdown): { text: number; overhead: number } {
+  return { text: breakdown.prose + breakdown.dense, overhead: breakdown.overhead };
+}
