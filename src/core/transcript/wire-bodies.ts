@@ -12,11 +12,14 @@ export interface WireTextPart {
   [field: string]: unknown;
 }
 
-/** A part of an OpenAI Chat Completions message other than text (images, audio, files…). */
-export interface OpenAIOtherPart {
-  type: 'image_url' | 'input_audio' | 'file';
-  [field: string]: unknown;
-}
+/**
+ * A part of an OpenAI Chat Completions message other than text, with the field each kind requires
+ * (the SDK's `ChatCompletionContentPart` union is discriminated on `type`).
+ */
+export type OpenAIOtherPart =
+  | { type: 'image_url'; image_url: { url: string }; [field: string]: unknown }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' }; [field: string]: unknown }
+  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string }; [field: string]: unknown };
 
 /** An OpenAI tool call. */
 export interface OpenAIToolCallWire {
