@@ -104,9 +104,8 @@ export const FIGURES: Figure[] = [
 export function printFigures(file: string, result: unknown): string | undefined {
   const own = FIGURES.filter((entry) => entry.files.length === 1 && entry.files[0] === file);
   if (own.length === 0) return undefined;
-  const seen = new Set<string>();
-  return own
-    .map((entry) => entry.render(() => result))
-    .filter((text) => !seen.has(text) && seen.add(text))
-    .join('\n\n');
+  const printed: string[] = [];
+  for (const text of own.map((entry) => entry.render(() => result)))
+    if (!printed.some((earlier) => earlier.includes(text))) printed.push(text);
+  return printed.join('\n\n');
 }

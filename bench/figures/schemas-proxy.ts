@@ -1,4 +1,5 @@
 /** The tool-schema floor (schemas.json) and the proxy's overhead (proxy.json). */
+import type { ProxyBenchResult } from '../proxy.js';
 import { count, fixed, percent, table } from './format.js';
 
 export interface SchemasResult {
@@ -27,28 +28,7 @@ export function schemaDeferral(result: SchemasResult): string {
   return `Deferral takes the 150-tool floor to ${percent(result.deferred_over_full.estimated)} of its full size (${percent(result.deferred_over_full.rendered_o200k)} rendered).`;
 }
 
-interface Latency {
-  requests: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-export interface ProxyResult {
-  connections: number;
-  promptTokens: number;
-  sequential: { direct: Latency; proxied: Latency; addedP50Ms: number; addedP99Ms: number };
-  direct: Latency;
-  proxied: Latency;
-  addedP50Ms: number;
-  addedP99Ms: number;
-  throughputRatio: number;
-  proxyReportedMeanMs: number;
-  sent: number;
-  upstreamSaw: number;
-  lost: number;
-  duplicated: number;
-}
+export type ProxyResult = ProxyBenchResult;
 
 export function proxyTable(result: ProxyResult): string {
   const ms = (value: number) => fixed(value, value < 10 ? 2 : 0);

@@ -19,7 +19,11 @@ export interface WireTextPart {
 export type OpenAIOtherPart =
   | { type: 'image_url'; image_url: { url: string }; [field: string]: unknown }
   | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' }; [field: string]: unknown }
-  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string }; [field: string]: unknown };
+  | {
+      type: 'file';
+      file: { file_data?: string; file_id?: string; filename?: string };
+      [field: string]: unknown;
+    };
 
 /** An OpenAI tool call. */
 export interface OpenAIToolCallWire {
