@@ -26,7 +26,8 @@ export function piCutPoint(messages: readonly Message[], start: number, keep: nu
     tokens += Math.ceil(messageChars(messages[index] as Message) / 4);
     if (tokens < keep) continue;
     for (let cut = index; cut < messages.length; cut++) if (messages[cut]?.role !== 'tool') return cut;
-    return messages.length;
+    // No valid cut point after it: pi keeps everything (its first cut point).
+    return start;
   }
   return start;
 }

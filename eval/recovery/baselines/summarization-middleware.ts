@@ -18,7 +18,7 @@ const MESSAGES_TO_KEEP = 20;
 const TRIM_TOKENS_TO_SUMMARIZE = 4_000;
 
 /** The index to cut at so that the newest `keep` messages stay, never between a call and its result. */
-function safeCutoff(messages: readonly Message[], keep: number): number {
+export function safeCutoff(messages: readonly Message[], keep: number): number {
   if (messages.length <= keep) return 0;
   let cutoff = messages.length - keep;
   while (cutoff > 0 && messages[cutoff]?.role === 'tool') cutoff--;
