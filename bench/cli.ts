@@ -26,7 +26,7 @@ export interface CliRun {
   exit: number;
 }
 
-const COMMANDS: Array<Omit<CliRun, 'stdout' | 'exit'>> = [
+export const CLI_COMMANDS: Array<Omit<CliRun, 'stdout' | 'exit'>> = [
   { id: 'estimate', argv: ['estimate', 'examples/long-session.json'] },
   { id: 'fit', argv: ['fit', 'examples/long-session.json', '--context-length', '16384', '--summary'] },
   { id: 'fit-small', argv: ['fit', 'examples/long-session.json', '--context-length', '6000', '--summary'] },
@@ -36,7 +36,8 @@ const COMMANDS: Array<Omit<CliRun, 'stdout' | 'exit'>> = [
   { id: 'demo-json', argv: ['demo', '--json'] },
 ];
 
-async function runCommand(command: Omit<CliRun, 'stdout' | 'exit'>): Promise<CliRun> {
+/** Runs one command as a process from the sources, as the README shows it. */
+export async function runCommand(command: Omit<CliRun, 'stdout' | 'exit'>): Promise<CliRun> {
   const child = run(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...command.argv], {
     cwd: repo,
     maxBuffer: 16 * 1024 * 1024,
@@ -53,7 +54,7 @@ async function runCommand(command: Omit<CliRun, 'stdout' | 'exit'>): Promise<Cli
 
 export async function benchCli(): Promise<Record<string, unknown>> {
   const runs: CliRun[] = [];
-  for (const command of COMMANDS) runs.push(await runCommand(command));
+  for (const command of CLI_COMMANDS) runs.push(await runCommand(command));
   const example = JSON.parse(readFileSync(new URL('../examples/long-session.json', import.meta.url), 'utf8'));
   return {
     runs,
