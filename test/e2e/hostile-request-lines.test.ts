@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, startProxy } from '../../src/proxy/index.js';
 import { recordHostile, writeHostileResults } from '../support/hostile-results.js';
+import { startJsonUpstream } from '../support/json-upstream.js';
 import { rawRequest, startUpload } from '../support/raw-http.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -85,6 +86,32 @@ describe('request lines the URL parser rejects', () => {
     const models = await fetch(`${emulator.url}/v1/models`);
     expect(models.status).toBe(200);
     recordHostile('request_lines', { sent: BAD_TARGETS.length, answered: BAD_TARGETS.length });
+  });
+});
+
+describe('hostile paths', () => {
+  it('never leave the upstream base path, however they are spelled', async () => {
+    const upstream = await startJsonUpstream();
+    open.push(upstream);
+    const proxy = await startProxy({ upstream: `${upstream.url}/api`, port: 0, store: 'memory' });
+    open.push(proxy);
+    const targets = [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/v1/..%2f..%2f..%2fetc/passwd',
+      '/v1/models/..\\..\\secret',
+      '//evil.example/v1/models',
+      'http://evil.example/v1/models',
+      '/v1/models?next=http://evil.example/',
+      `/${'%2e%2e/'.repeat(200)}x`,
+    ];
+    for (const target of targets) {
+      const reply = await rawRequest(proxy.port, line('GET', target));
+      expect(reply.status, target).toBeGreaterThanOrEqual(200);
+    }
+    expect(upstream.seen).toHaveLength(targets.length);
+    for (const seen of upstream.seen) expect(seen.startsWith('/api/'), seen).toBe(true);
+    recordHostile('request_lines', { hostile_paths: targets.length, left_base_path: 0 });
   });
 });
 
