@@ -147,7 +147,7 @@ function requestFieldProblem(value: Record<string, unknown>, requireExtra: boole
   if (value.model !== undefined && typeof value.model !== 'string')
     return 'request.model must be a model id string';
   const maxTokens = value.maxTokens;
-  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 0))
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && (maxTokens as number) >= 0))
     return 'request.maxTokens must be a whole number of tokens';
   if (value.extra === undefined ? requireExtra : !isPlainObject(value.extra))
     return 'request.extra must be an object of the wire fields to keep ({} for none)';
