@@ -122,7 +122,11 @@ describe('the entry points, given what they do not take', () => {
     );
     expectSpillwayError(() => estimateTokens(42 as never), 'invalid_argument', /got a number/);
     expectSpillwayError(() => estimateTokens('text', null as never), 'invalid_argument', /options/);
-    expectSpillwayError(() => new ContextWindowManager(null as never), 'invalid_config', /takes an options object/);
+    expectSpillwayError(
+      () => new ContextWindowManager(null as never),
+      'invalid_config',
+      /takes an options object/,
+    );
     const manager = new ContextWindowManager({ contextLength: 8_192 });
     expectSpillwayError(
       () => manager.fit(undefined as never),

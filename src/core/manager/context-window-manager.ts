@@ -733,4 +733,3 @@ export class ContextWindowManager {
     this.#headKey = key;
   }
 }
-
