@@ -9,6 +9,7 @@ import {
   assertPairing,
   ContextWindowManager,
   classifyOverflow,
+  compactTranscript,
   estimateTokens,
   fromAnthropic,
   fromOpenAIChat,
@@ -167,6 +168,21 @@ describe('the entry points, given anything at all', () => {
     ['assertPairing', (value) => assertPairing(value as never)],
     ['classifyOverflow', (value) => classifyOverflow(value as never)],
   ];
+  it('compactTranscript rejects, with nothing but SpillwayError, what it cannot compact', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.anything(), fc.record({ messages: fc.anything(), summarize: fc.anything() })),
+        async (value) => {
+          const error = await compactTranscript(value as never).then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          if (error !== undefined) expect(SpillwayError.isInstance(error), String(error)).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
   /** Values shaped like requests and messages, with every field possibly wrong. */
   const messageLike = fc.record(
     {
