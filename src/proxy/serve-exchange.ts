@@ -80,19 +80,25 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
   runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
 }
 
-/** What an error nobody handled becomes: the client's own mistake is a 400, anything else a 500. */
+/**
+ * What an error nobody handled becomes: the client's own mistake (`invalid_request`, or a request
+ * Spillway's converters or checks refused as `invalid_transcript`) is a 400, anything else a 500.
+ */
 function answerFailure(runtime: ProxyRuntime, exchange: Exchange, route: Route, error: unknown): void {
   const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
   if (exchange.signal.aborted) {
     runtime.log({ level: 'info', event: 'client_aborted', route });
     return;
   }
-  if (SpillwayError.isInstance(error) && error.code === 'invalid_request') {
+  if (
+    SpillwayError.isInstance(error) &&
+    (error.code === 'invalid_request' || error.code === 'invalid_transcript')
+  ) {
     sendProxyError(exchange, {
       status: 400,
       message,
       type: 'invalid_request_error',
-      code: typeof error.data.code === 'string' ? error.data.code : 'invalid_request',
+      code: typeof error.data.code === 'string' ? error.data.code : error.code,
       ...(typeof error.data.param === 'string' ? { param: error.data.param } : {}),
     });
     return;

@@ -36,6 +36,8 @@ import {
   assertPairing,
   type ChatRequest,
   type Message,
+  requireChatRequest,
+  requireObject,
   splitTurns,
   type UserMessage,
   validatePairing,
@@ -260,7 +262,7 @@ export class ContextWindowManager {
    * tool calls and results do not pair up.
    */
   fit(request: ChatRequest): FitResult {
-    checkRequest(request);
+    requireChatRequest(request, 'fit');
     assertPairing(request.messages);
     const model = request.model ?? this.#options.model;
     const cache = this.#cacheFor(model);
@@ -453,6 +455,7 @@ export class ContextWindowManager {
    * the count anchors nothing, and the notice is returned (and sent as a `notice` event).
    */
   observe(usage: UsageReport): ManagerNotice | undefined {
+    requireObject(usage, 'observe', 'the usage the provider reported: { promptTokens: usage.prompt_tokens }');
     const last = this.#last;
     if (!last || !(usage.promptTokens > 0)) return undefined;
     const truncation = this.#detectTruncation(last, usage.promptTokens);
@@ -729,19 +732,4 @@ export class ContextWindowManager {
     this.#head = headMessages;
     this.#headKey = key;
   }
-}
-
-/** A clear error for what is not a normalized request (a wire body, say), instead of a TypeError later. */
-function checkRequest(request: ChatRequest): void {
-  const value = request as unknown as Record<string, unknown> | null;
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    !Array.isArray(value.messages) ||
-    !Array.isArray(value.tools)
-  )
-    throw new SpillwayError(
-      'invalid_argument',
-      'fit takes a normalized request (messages and tools arrays): pass fromOpenAIChat(body), fromAnthropic(body) or readRequest(body), not the wire body',
-    );
 }

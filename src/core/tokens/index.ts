@@ -18,16 +18,7 @@ export {
   parseCalibration,
   raiseCalibration,
 } from './calibration.js';
-export {
-  BYTE_LENGTH_CAP,
-  countFeatures,
-  FEATURE_COUNT,
-  FEATURES,
-  type FeatureScanState,
-  finishFeatureScan,
-  scanFeatures,
-  startFeatureScan,
-} from './char-classes.js';
+export { BYTE_LENGTH_CAP, countFeatures, FEATURE_COUNT, FEATURES } from './char-classes.js';
 export { type EstimateOptions, estimateTokens } from './estimate-tokens.js';
 export { createEstimator, type Estimator } from './estimator.js';
 export { EstimateCache } from './message-cache.js';

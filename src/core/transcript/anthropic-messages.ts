@@ -1,3 +1,4 @@
+import { requireChatRequest } from './require-input.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -63,6 +64,7 @@ export function fromAnthropic(body: unknown): ChatRequest {
  * `system`; consecutive tool results share one user message, as the API requires.
  */
 export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
+  requireChatRequest(request, 'toAnthropic', { requireExtra: true });
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   let first = 0;

@@ -16,6 +16,7 @@ export {
 } from './json-depth.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
 export { readRequest, writeRequest } from './read-request.js';
+export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export type * from './types.js';
 export {

@@ -1,3 +1,4 @@
+import { requireChatRequest } from './require-input.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -62,6 +63,7 @@ export function fromOpenAIChat(body: unknown): ChatRequest {
  * {@link fromOpenAIChat} and left unchanged are written back exactly as they came.
  */
 export function toOpenAIChat(request: ChatRequest): OpenAIChatBody {
+  requireChatRequest(request, 'toOpenAIChat', { requireExtra: true });
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   const messages = request.format === FORMAT ? request.messages : request.messages.map(withoutExtras);
