@@ -45,7 +45,11 @@ const result: DemoResult = {
     model: 'glm5.2',
     contextLength: 9_600,
     outputCap: 9_600,
-    source: { contextLength: 'discovery:/model/info', outputCap: 'discovery:/model/info' },
+    source: { contextLength: 'claimed:/model/info', outputCap: 'claimed:/model/info' },
+    figures: {
+      contextLength: [{ value: 9_600, source: 'claimed:/model/info' }],
+      outputCap: [{ value: 9_600, source: 'claimed:/model/info' }],
+    },
   },
   realWindow: 21_000,
   reserve: 1_000,
