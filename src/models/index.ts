@@ -45,6 +45,7 @@ export {
   limitSourceRank,
   outranks,
 } from './limit-source.js';
+export { type LimitsReport, limitsReport, type SourceFigures } from './limits-report.js';
 export { type CatalogMatch, type LookupModelOptions, lookupModel } from './model-catalog.js';
 export { aliasKey, modelKey, providerPrefix } from './model-key.js';
 export { MAX_MODEL_NAME_CHARS, modelNameProblem } from './model-name.js';
