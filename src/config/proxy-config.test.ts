@@ -49,7 +49,7 @@ describe('parseProxyConfig', () => {
 
   it('names the path of an unknown key, at the top and inside a model', () => {
     expect(rejection({ context_lenght: 1 }, 'proxy.json').message).toBe(
-      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, models',
+      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, probe_limits, models',
     );
     const nested = rejection({ models: { 'glm5.2': { context_lenght: 1 } } });
     expect(nested.code).toBe('invalid_config');

@@ -7,6 +7,7 @@ import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
 import type { DiscoveredLimits, DiscoveryProbe, ServerAnswers } from './discovery-probe.js';
 import { DISCOVERY_PROBES } from './discovery-probes.js';
 import { modelNameProblem } from './model-name.js';
+import { sameOllamaModel } from './ollama-probes.js';
 
 /** How long discovery waits for a server, in milliseconds: every probe runs within this one deadline. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1_500;
@@ -213,7 +214,9 @@ function listed(answers: ServerAnswers, model: string): boolean {
   if (!Array.isArray(body?.data)) return true;
   const wanted = model.toLowerCase();
   return body.data.some(
-    (entry) => typeof entry?.id === 'string' && (entry.id === model || entry.id.toLowerCase() === wanted),
+    (entry) =>
+      typeof entry?.id === 'string' &&
+      (entry.id === model || entry.id.toLowerCase() === wanted || sameOllamaModel(entry.id, model)),
   );
 }
 

@@ -64,8 +64,11 @@ const chats = (emulator: Emulator) =>
 describe('upstream overflow recovery', () => {
   it('learns the window a gateway does not advertise, compacts with the upstream as summarizer, and reuses the summary', async () => {
     // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 3,000, less than even the
-    // compressed history needs.
-    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 });
+    // compressed history needs. Without the probe, the first rejection is how the proxy learns it.
+    const { emulator, client } = await setup(
+      { profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 },
+      { config: parseProxyConfig({ probe_limits: false }) },
+    );
     const messages = history(12, 700);
     const first = await client.chat.completions
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
@@ -144,7 +147,10 @@ describe('upstream overflow recovery', () => {
   });
 
   it('answers 400 context_length_exceeded, explained, when even the smallest request is over the stated window', async () => {
-    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 2_000 });
+    const { emulator, client } = await setup(
+      { profile: 'litellm-vllm', scale: 0.1, contextLength: 2_000 },
+      { config: parseProxyConfig({ probe_limits: false }) },
+    );
     const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 1, size: 2_600 });
     const error = await client.chat.completions
       .create({
@@ -164,18 +170,19 @@ describe('upstream overflow recovery', () => {
     expect(chats(emulator)).toHaveLength(1);
   });
 
-  it('answers 400 context_length_exceeded without calling the upstream when nothing fits the known window', async () => {
+  it('answers 400 context_length_exceeded without sending the request when nothing fits the known window', async () => {
     const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1 });
-    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 12_000 });
+    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 24_000 });
     const error = await client.chat.completions
       .create({ model: 'glm5.2', messages: [{ role: 'user', content: huge }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(bad.code).toBe('context_length_exceeded');
+    // The window is the one vLLM stated in answer to the probe, not LiteLLM's 9,600.
     expect(bad.message).toMatch(
-      /^400 Spillway: the smallest request Spillway can build .* 9600-token window/,
+      /^400 Spillway: the smallest request Spillway can build .* 21000-token window/,
     );
-    expect(chats(emulator)).toHaveLength(0);
+    expect(chats(emulator)).toMatchObject([{ status: 400, maxTokens: 1_000_000_000 }]);
   });
 });
