@@ -50,6 +50,12 @@ export { type CatalogMatch, type LookupModelOptions, lookupModel } from './model
 export { aliasKey, modelKey, providerPrefix } from './model-key.js';
 export { MAX_MODEL_NAME_CHARS, modelNameProblem } from './model-name.js';
 export { MODEL_OVERRIDES, type ModelOverride } from './model-overrides.js';
+export {
+  type OllamaNumCtxOptions,
+  type OllamaNumCtxResult,
+  ollamaModelWithNumCtx,
+  ollamaNumCtxName,
+} from './ollama-num-ctx.js';
 export { OLLAMA_DEFAULT_NUM_CTX, sameOllamaModel } from './ollama-probes.js';
 export {
   DEFAULT_PROBE_TIMEOUT_MS,

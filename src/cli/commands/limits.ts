@@ -3,6 +3,7 @@ import { SpillwayError } from '../../core/index.js';
 import { type LearnedLimits, limitsReport, type ResolvedLimits, resolveLimits } from '../../models/index.js';
 import type { Command } from '../command.js';
 import { EXIT_FAILURE, EXIT_OK, integerFlag, printJson } from '../io.js';
+import { limitFlags } from './limit-flags.js';
 
 /** Learned limits from the session store, when one exists; the command never creates a store. */
 async function learnedLimits(
@@ -26,25 +27,6 @@ async function learnedLimits(
   } finally {
     store.close();
   }
-}
-
-/** A figure given both as a soft and as a hard value is a mistake worth naming. */
-function limitFlags(values: Record<string, unknown>): {
-  config: { contextLength?: number; outputCap?: number };
-  hard: { contextLength?: number; outputCap?: number };
-} {
-  const read = (flag: string) => integerFlag(values[flag] as string | undefined, flag);
-  const config = { contextLength: read('context-length'), outputCap: read('output-cap') };
-  const hard = { contextLength: read('hard-context-length'), outputCap: read('hard-output-cap') };
-  for (const [soft, strong, key] of [
-    ['context-length', 'hard-context-length', 'contextLength'],
-    ['output-cap', 'hard-output-cap', 'outputCap'],
-  ] as const)
-    if (config[key] !== undefined && hard[key] !== undefined)
-      throw new SpillwayError('invalid_argument', `give --${soft} or --${strong}, not both`);
-  const defined = (limits: typeof config) =>
-    Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
-  return { config: defined(config), hard: defined(hard) };
 }
 
 /** Tells standard error which sources could not be asked; the figures are on standard output. */
