@@ -31,6 +31,8 @@ const BENCHES: Bench[] = [
   { name: 'classify', module: './classify.js', run: 'benchClassify' },
   { name: 'schemas', module: './schemas.js', run: 'benchSchemas' },
   { name: 'proxy', module: './proxy.js', run: 'benchProxy' },
+  { name: 'demo', module: './demo.js', run: 'benchDemo' },
+  { name: 'limits', module: './limits.js', run: 'benchLimits' },
 ];
 
 const results = new URL('./results/', import.meta.url);

@@ -180,7 +180,10 @@ function unreachable(root: string, causes: unknown[], timeoutMs: number): Discov
       message: `no answer from ${root} within ${timeoutMs} ms; check that the server runs there, or raise the timeout`,
     };
   const first = causes[0] as (Error & { cause?: { code?: string; message?: string } }) | undefined;
-  const detail = first?.cause?.code ?? first?.cause?.message ?? first?.message ?? 'no connection';
+  const reason = first?.cause?.code ?? first?.cause?.message ?? first?.message ?? 'no connection';
+  // fetch refuses the ports the Fetch standard blocks (9, 25, 6000…) before connecting.
+  const detail =
+    reason === 'bad port' ? `port ${new URL(root).port} is one fetch refuses to connect to` : reason;
   return {
     code: 'unreachable',
     baseUrl: root,
