@@ -132,14 +132,17 @@ function readRejection(status: number, body: string): ProbeOutcome {
   };
 }
 
-/** At most {@link MAX_ERROR_BYTES} of a body, as text. */
-async function boundedText(response: Response): Promise<string> {
+/**
+ * A body as text, read until `enough` says so or {@link MAX_ERROR_BYTES} have come; the rest is
+ * never read (a stream the server started is cancelled there).
+ */
+async function readUntil(response: Response, enough: (text: string) => boolean): Promise<string> {
   const reader = response.body?.getReader();
   if (!reader) return '';
   const decoder = new TextDecoder();
   let text = '';
   try {
-    while (text.length < MAX_ERROR_BYTES) {
+    while (text.length < MAX_ERROR_BYTES && !enough(text)) {
       const { done, value } = await reader.read();
       if (done) break;
       text += decoder.decode(value, { stream: true });
@@ -150,22 +153,15 @@ async function boundedText(response: Response): Promise<string> {
   }
 }
 
+/** At most {@link MAX_ERROR_BYTES} of a body. */
+function boundedText(response: Response): Promise<string> {
+  return readUntil(response, () => false);
+}
+
 /** The data of the first server-sent event of a stream; the stream is cancelled right after. */
 async function firstEvent(response: Response): Promise<string | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return undefined;
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < MAX_ERROR_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      const data = /^data:[ \t]?(.*)$/m.exec(text.split(/\r?\n\r?\n/)[0] ?? '');
-      if (/\r?\n\r?\n/.test(text)) return data?.[1];
-    }
-    return text === '' ? undefined : text;
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
+  const text = await readUntil(response, (read) => /\r?\n\r?\n/.test(read));
+  if (text === '') return undefined;
+  const event = text.split(/\r?\n\r?\n/)[0] ?? '';
+  return /^data:[ \t]?(.*)$/m.exec(event)?.[1] ?? event;
 }

@@ -5,11 +5,11 @@
  * the session never sees a rejection at all.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProxyConfig } from '../../src/config/proxy-config.js';
-import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
+import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -32,35 +32,12 @@ async function setup(proxyOptions: Partial<ProxyOptions>) {
   return { emulator, client, logs };
 }
 
-/** A coding-agent history of `turns` tool turns of about 1,300 tokens each. */
-function history(turns: number): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Find the failing test and fix it.' },
-  ];
-  for (let turn = 0; turn < turns; turn++) {
-    const id = `call_R${turn.toString(36).padStart(3, '0')}limits${turn}`;
-    const args = JSON.stringify({ path: `src/file-${turn}.ts` });
-    messages.push({
-      role: 'assistant',
-      content: `Reading file ${turn}.`,
-      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
-    });
-    messages.push({
-      role: 'tool',
-      tool_call_id: id,
-      content: fakeToolResult({ name: 'read_file', args, seed: turn, size: 1_300 }),
-    });
-  }
-  return messages;
-}
-
 /** The growing session: 10 to 30 turns, about 13,000 to 39,000 tokens of history. */
 async function session(client: OpenAI): Promise<Array<{ window: string | null; recovery: string | null }>> {
   const seen: Array<{ window: string | null; recovery: string | null }> = [];
   for (const turns of [10, 14, 18, 22, 26, 30]) {
     const { response } = await client.chat.completions
-      .create({ model: 'acme', messages: history(turns), max_tokens: 1_000 })
+      .create({ model: 'acme', messages: toolHistory(turns, 1_300), max_tokens: 1_000 })
       .withResponse();
     seen.push({
       window: response.headers.get('x-spillway-window'),
@@ -126,7 +103,7 @@ describe('the window the upstream enforces, through the proxy', () => {
     const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-limits', maxRetries: 0 });
     for (const turns of [4, 8, 12]) {
       const { response } = await client.chat.completions
-        .create({ model: 'glm5.2', messages: history(turns), max_tokens: 1_000 })
+        .create({ model: 'glm5.2', messages: toolHistory(turns, 1_300), max_tokens: 1_000 })
         .withResponse();
       expect(response.headers.get('x-spillway-window')).toBe('21000');
       expect(response.headers.get('x-spillway-recovery')).toBe('none');

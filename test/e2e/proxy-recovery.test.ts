@@ -4,7 +4,6 @@
  * cannot be fitted is a 400 context_length_exceeded with Spillway's explanation.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
@@ -15,6 +14,7 @@ import {
   startEmulator,
 } from '../../src/emulator/index.js';
 import { type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -28,29 +28,6 @@ async function setup(emulatorOptions: EmulatorOptions, proxyOptions: Partial<Pro
   open.push(proxy);
   const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-recovery', maxRetries: 0 });
   return { emulator, proxy, client };
-}
-
-/** A coding-agent history of `turns` tool turns, each result about `size` tokens. */
-function history(turns: number, size: number): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Find the failing test and fix it.' },
-  ];
-  for (let turn = 0; turn < turns; turn++) {
-    const id = `call_R${turn.toString(36).padStart(3, '0')}history${turn}`;
-    const args = JSON.stringify({ path: `src/file-${turn}.ts` });
-    messages.push({
-      role: 'assistant',
-      content: `Reading file ${turn}.`,
-      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
-    });
-    messages.push({
-      role: 'tool',
-      tool_call_id: id,
-      content: fakeToolResult({ name: 'read_file', args, seed: turn, size }),
-    });
-  }
-  return messages;
 }
 
 /** Whether a chat body is a compaction's summary request. */
@@ -69,7 +46,7 @@ describe('upstream overflow recovery', () => {
       { profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 },
       { config: parseProxyConfig({ probe_limits: false }) },
     );
-    const messages = history(12, 700);
+    const messages = toolHistory(12, 700);
     const first = await client.chat.completions
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
@@ -112,7 +89,7 @@ describe('upstream overflow recovery', () => {
       { profile: 'openai', model: 'acme', contextLength: 8_000 },
       { config },
     );
-    const messages = history(4, 1_300);
+    const messages = toolHistory(4, 1_300);
     const { response } = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 6_000 })
       .withResponse();
@@ -130,7 +107,7 @@ describe('upstream overflow recovery', () => {
 
   it('lowers max_tokens to a stated output cap and remembers the cap for the next request', async () => {
     const { emulator, client } = await setup({ profile: 'openai', model: 'acme', outputCap: 4_096 });
-    const messages = history(1, 200);
+    const messages = toolHistory(1, 200);
     const first = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 8_000 })
       .withResponse();
