@@ -64,7 +64,7 @@ describe('the chat’s words', () => {
     const text = formatLimits({ limits, figures, reserve: 'output cap', status: status(), outputCap: 8_000 });
     expect(text.split('\n')).toEqual([
       'model          glm5.2',
-      'window         16,000  stated by the provider in an error (config said 32,768)',
+      'window         16,000  stated by the provider in an error, over 32,768 (config)',
       'output cap      8,000  claimed by the gateway at /model/info',
       'reserve         4,000  the output cap, at most a quarter of the window',
       'safety margin     480  3% of the window, for estimation error',

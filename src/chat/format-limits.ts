@@ -42,7 +42,7 @@ export function formatLimits({
 }): string {
   const windowSource =
     figures.window !== limits.contextLength
-      ? `${describeLimitSource('stated')} (${describeLimitSource(limits.source.contextLength)} said ${count(limits.contextLength)})`
+      ? `${describeLimitSource('stated')}, over ${count(limits.contextLength)} (${describeLimitSource(limits.source.contextLength)})`
       : describeLimitSource(limits.source.contextLength);
   const capSource =
     outputCap !== undefined && outputCap !== limits.outputCap
