@@ -28,6 +28,8 @@ const BENCHES: Bench[] = [
   { name: 'schemas', module: './schemas.js', run: 'benchSchemas' },
   { name: 'proxy', module: './proxy.js', run: 'benchProxy' },
   { name: 'cli', module: './cli.js', run: 'benchCli' },
+  { name: 'demo', module: './demo.js', run: 'benchDemo' },
+  { name: 'limits', module: './limits.js', run: 'benchLimits' },
 ];
 
 const results = new URL('./results/', import.meta.url);

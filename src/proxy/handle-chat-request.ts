@@ -103,6 +103,8 @@ async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatR
     cache: runtime.discovery,
     ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
     signal: exchange.signal,
+    log: (entry) => runtime.log(entry),
+    probe: runtime.config?.probeLimits !== false,
   });
   const driver = openConversationDriver({
     runtime,
