@@ -46,7 +46,7 @@ const TOKENIZERS = new Map<TokenizerName, Tokenizer>();
  * The tokenizer called `name`, loaded on first use and shared.
  *
  * @example
- * getTokenizer('o200k').count('Hello, world'); // 4
+ * getTokenizer('o200k').count('Hello, world'); // 3
  */
 export function getTokenizer(name: TokenizerName = 'o200k'): Tokenizer {
   const existing = TOKENIZERS.get(name);

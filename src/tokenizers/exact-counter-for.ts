@@ -49,7 +49,7 @@ export function exactCounterInfo(model: string | undefined): ExactCounterInfo | 
  * @example
  * import { exactCounterFor } from 'spillway/tokenizers';
  * const counter = await exactCounterFor('gpt-4o');
- * counter?.count('Hello, world'); // 4
+ * counter?.count('Hello, world'); // 3
  */
 export function exactCounterFor(
   model: string | undefined,

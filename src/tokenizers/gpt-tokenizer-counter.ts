@@ -16,7 +16,7 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
  *
  * @example
  * import { createGptTokenizerCounter } from 'spillway/tokenizers';
- * createGptTokenizerCounter('o200k_base').count('Hello, world'); // 4
+ * createGptTokenizerCounter('o200k_base').count('Hello, world'); // 3
  */
 export function createGptTokenizerCounter(
   encoding: GptEncoding = 'o200k_base',
