@@ -24,14 +24,30 @@ import { realFileSamples } from '../test/corpus/real-files.js';
 const TRAIN_SEEDS = [101, 102, 103, 104, 105, 106];
 /** Seeds of the multilingual training text (the tests use 1 and 2). */
 const MULTILINGUAL_TRAIN_SEEDS = [201, 202, 203];
-/** Classes counted at their UTF-8 byte length instead of fitted: the corpus holds too little of them. */
+/**
+ * Classes counted at no less than their UTF-8 byte length: they hold many scripts the training has
+ * little or none of, and a byte-level BPE never makes more tokens than bytes, so unseen scripts stay
+ * safe. The fit may only raise them (up to the cap).
+ */
 const RARE_CLASSES = new Set<string>(['three_byte_script', 'other_bmp']);
 /**
  * Multiplies the byte-length caps per family. The legacy Claude tokenizer NFKC-normalizes text
  * first, which can make more bytes than were sent (Armenian `և` becomes `եւ`, compatibility
- * ligatures expand), so its counts can exceed the UTF-8 length.
+ * ligatures expand); SentencePiece tokenizers with byte fallback (Llama 2, Mistral v0.1) add a
+ * word-start piece to the bytes of a character they lack. Both can count more than the UTF-8 length.
  */
-const CAP_SCALE: Record<string, number> = { claude_legacy: 1.5 };
+const CAP_SCALE: Record<string, number> = { claude_legacy: 1.5, llama2: 4 / 3, mistral: 4 / 3 };
+/**
+ * What the fit minimizes besides under-counts: the mean estimate / real per sample (`ratio`), or the
+ * estimated tokens of all samples together (`tokens`, so long texts weigh by their length and short
+ * strings do not pull the per-character weights up). `--objective ratio|tokens`, default `tokens`.
+ */
+const OBJECTIVE = process.argv.includes('--objective') ? process.argv[process.argv.indexOf('--objective') + 1] : 'tokens';
+const objective = (real: number): number => (OBJECTIVE === 'ratio' ? 1 / real : 1 / 64);
+/** Where the weights are written (`--out FILE`), src/core/tokens/weights.ts by default. */
+const OUT = process.argv.includes('--out')
+  ? new URL(process.argv[process.argv.indexOf('--out') + 1] as string, `file://${process.cwd()}/`)
+  : new URL('../src/core/tokens/weights.ts', import.meta.url);
 /** Multiplied into the fitted weights: room for text unlike the training samples. */
 const MARGIN = 1.04;
 
@@ -138,10 +154,10 @@ function capsOf(family: string): number[] {
 function optimize(
   rows: Row[],
   family: string,
-  { initial, free }: { initial?: Float64Array; free?: boolean[] } = {},
+  { initial, free, floors }: { initial: Float64Array; free: boolean[]; floors: number[] },
 ): Float64Array {
   const caps = capsOf(family);
-  const weights = initial ? Float64Array.from(initial) : new Float64Array(FEATURE_COUNT).fill(0.5);
+  const weights = Float64Array.from(initial);
   const m = new Float64Array(FEATURE_COUNT);
   const v = new Float64Array(FEATURE_COUNT);
   const gradient = new Float64Array(FEATURE_COUNT);
@@ -155,13 +171,13 @@ function optimize(
         for (let k = 0; k < FEATURE_COUNT; k++)
           estimate += (row.features[k] as number) * (weights[k] as number);
         const shortfall = real - estimate;
-        const scale = 1 / real - (shortfall > 0 ? (2 * penalty * shortfall) / real : 0);
+        const scale = objective(real) - (shortfall > 0 ? (2 * penalty * shortfall) / real : 0);
         for (let k = 0; k < FEATURE_COUNT; k++)
           gradient[k] = (gradient[k] as number) + scale * (row.features[k] as number);
       }
       step++;
       for (let k = 0; k < FEATURE_COUNT; k++) {
-        if (free && !free[k]) continue;
+        if (!free[k]) continue;
         const g = (gradient[k] as number) / rows.length;
         m[k] = 0.9 * (m[k] as number) + 0.1 * g;
         v[k] = 0.999 * (v[k] as number) + 0.001 * g * g;
@@ -169,7 +185,7 @@ function optimize(
         const vHat = (v[k] as number) / (1 - 0.999 ** step);
         weights[k] = Math.min(
           caps[k] as number,
-          Math.max(0, (weights[k] as number) - (0.01 * mHat) / (Math.sqrt(vHat) + 1e-9)),
+          Math.max(floors[k] as number, (weights[k] as number) - (0.01 * mHat) / (Math.sqrt(vHat) + 1e-9)),
         );
       }
     }
@@ -184,20 +200,24 @@ function optimize(
  */
 function fitFamily(rows: Row[], family: string): number[] {
   const caps = capsOf(family);
-  // A class the training never saw, or saw too little of to trust (scripts no corpus source covers),
-  // is counted at its byte length: unseen scripts stay safe.
-  const seen = FEATURES.map(
-    (name, k) => !RARE_CLASSES.has(name) && rows.some((row) => (row.features[k] as number) > 0),
+  // A class the training never saw is counted at its cap; a rare one starts at its byte length and
+  // may only rise. Both are in place while the other weights are fitted, so those fit around them.
+  const seen = FEATURES.map((_name, k) => rows.some((row) => (row.features[k] as number) > 0));
+  const rare = FEATURES.map((name) => RARE_CLASSES.has(name));
+  const floors = FEATURES.map((name, k) =>
+    rare[k] ? (BYTE_LENGTH_CAP[name as keyof typeof BYTE_LENGTH_CAP] as number) : seen[k] ? 0 : (caps[k] as number),
   );
-  const scriptFeature = FEATURES.map((name) => SCRIPT_FEATURES.has(name));
+  const initial = Float64Array.from(FEATURES, (_name, k) => (rare[k] || !seen[k] ? (floors[k] as number) : 0.5));
+  const scriptFeature = FEATURES.map((name, k) => seen[k] === true && (SCRIPT_FEATURES.has(name) || rare[k] === true));
   const common = optimize(
     rows.filter((row) => !row.script),
     family,
+    { initial, free: FEATURES.map((_name, k) => seen[k] === true && !rare[k]), floors },
   );
   const weights = optimize(
     rows.filter((row) => scriptFeature.some((free, k) => free && (row.features[k] as number) > 0)),
     family,
-    { initial: common, free: scriptFeature },
+    { initial: common, free: scriptFeature, floors },
   );
   // Scale so that no training sample is under-counted, then add the margin; caps still hold.
   let worst = 1;
@@ -215,7 +235,7 @@ function fitFamily(rows: Row[], family: string): number[] {
     `${family}: scaled by ${worst.toFixed(3)} for ${JSON.stringify(worstText.slice(0, 80))} (${worstText.length} chars)`,
   );
   return Array.from(weights, (weight, k) =>
-    seen[k] ? Math.min(caps[k] as number, weight * worst * MARGIN) : (caps[k] as number),
+    seen[k] ? Math.min(caps[k] as number, Math.max(floors[k] as number, weight * worst * MARGIN)) : (caps[k] as number),
   );
 }
 
@@ -318,5 +338,5 @@ const lines = [
   '} as const satisfies Record<string, readonly number[] & { length: (typeof FEATURES)["length"] }>;',
   '',
 ];
-writeFileSync(new URL('../src/core/tokens/weights.ts', import.meta.url), lines.join('\n'));
-console.log('wrote src/core/tokens/weights.ts');
+writeFileSync(OUT, lines.join('\n'));
+console.log(`wrote ${OUT.pathname}`);
