@@ -88,7 +88,10 @@ export async function evalEstimator(): Promise<Record<string, unknown>> {
     );
   }
   const files = realFileSamples({ half: 'test', perKind: 45 });
-  const scripts = [...multilingualSamples({ seed: 21, perScript: 8 }), ...multilingualSamples({ seed: 22, perScript: 8, maxChars: 300 })];
+  const scripts = [
+    ...multilingualSamples({ seed: 21, perScript: 8 }),
+    ...multilingualSamples({ seed: 22, perScript: 8, maxChars: 300 }),
+  ];
   const overall = (list: typeof samples, family: TokenizerFamily, reference: ReferenceName) => {
     const row = summarizeByClass(measureSamples(list, createEstimator({ family }), reference)).at(-1);
     return {

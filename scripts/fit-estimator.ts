@@ -45,7 +45,9 @@ const CAP_SCALE: Record<string, number> = { claude_legacy: 1.5, llama2: 4 / 3, m
  * estimated tokens of all samples together (`tokens`, so long texts weigh by their length and short
  * strings do not pull the per-character weights up). `--objective ratio|tokens`, default `tokens`.
  */
-const OBJECTIVE = process.argv.includes('--objective') ? process.argv[process.argv.indexOf('--objective') + 1] : 'tokens';
+const OBJECTIVE = process.argv.includes('--objective')
+  ? process.argv[process.argv.indexOf('--objective') + 1]
+  : 'tokens';
 const objective = (real: number): number => (OBJECTIVE === 'ratio' ? 1 / real : 1 / 64);
 /** Where the weights are written (`--out FILE`), src/core/tokens/weights.ts by default. */
 const OUT = process.argv.includes('--out')
@@ -220,10 +222,18 @@ function fitFamily(rows: Row[], family: string): number[] {
   const seen = FEATURES.map((_name, k) => rows.some((row) => (row.features[k] as number) > 0));
   const rare = FEATURES.map((name) => RARE_CLASSES.has(name));
   const floors = FEATURES.map((name, k) =>
-    rare[k] ? (BYTE_LENGTH_CAP[name as keyof typeof BYTE_LENGTH_CAP] as number) : seen[k] ? 0 : (caps[k] as number),
+    rare[k]
+      ? (BYTE_LENGTH_CAP[name as keyof typeof BYTE_LENGTH_CAP] as number)
+      : seen[k]
+        ? 0
+        : (caps[k] as number),
   );
-  const initial = Float64Array.from(FEATURES, (_name, k) => (rare[k] || !seen[k] ? (floors[k] as number) : 0.5));
-  const scriptFeature = FEATURES.map((name, k) => seen[k] === true && (SCRIPT_FEATURES.has(name) || rare[k] === true));
+  const initial = Float64Array.from(FEATURES, (_name, k) =>
+    rare[k] || !seen[k] ? (floors[k] as number) : 0.5,
+  );
+  const scriptFeature = FEATURES.map(
+    (name, k) => seen[k] === true && (SCRIPT_FEATURES.has(name) || rare[k] === true),
+  );
   const common = optimize(
     rows.filter((row) => !row.script),
     family,

@@ -62,11 +62,11 @@ export function measureSamples(
   reference: ReferenceName,
 ): SampleResult[] {
   const count = REFERENCE_TOKENIZERS[reference];
-  let known = realCounts.get(reference);
-  if (!known) realCounts.set(reference, (known = new Map()));
+  const known = realCounts.get(reference) ?? new Map<string, number>();
+  realCounts.set(reference, known);
   return samples.map((sample) => {
-    let real = known.get(sample.text);
-    if (real === undefined) known.set(sample.text, (real = count(sample.text)));
+    const real = known.get(sample.text) ?? count(sample.text);
+    known.set(sample.text, real);
     return { sample, estimate: counter.count(sample.text), real };
   });
 }
