@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SpillwayError } from '../core/index.js';
+import { countTemplateTokens, encodeRendered } from './count-prompt-tokens.js';
 import { parseFaults } from './faults.js';
 import { type ChatContext, handleChat } from './handle-chat.js';
 import { readBody, sendReply } from './http.js';
@@ -127,7 +128,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     const route = profile.routes[`${request.method} ${record.path}`];
     const reply = route
-      ? route({ body: parsed.body })
+      ? route({
+          body: parsed.body,
+          count: (input) => countTemplateTokens(input, context.tokenizer),
+          encode: (text, { parseSpecial }) => encodeRendered(text, context.tokenizer, { parseSpecial }),
+        })
       : profile.badInput('not_found', { method: request.method, path: record.path });
     record.status = reply.status;
     sendReply(response, reply);

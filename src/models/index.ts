@@ -10,6 +10,13 @@
  * const limits = await resolveLimits({ model: 'gpt-4o-2024-08-06' });
  * // { model: 'gpt-4o-2024-08-06', contextLength: 128000, outputCap: 16384, source: { contextLength: 'catalog', outputCap: 'catalog' }, … }
  */
+
+export {
+  type CountCall,
+  type CountEndpointKind,
+  countCallsFor,
+} from './count-request-bodies.js';
+export { type DetectCountEndpointOptions, detectCountEndpoint } from './detect-count-endpoint.js';
 export {
   DEFAULT_DISCOVERY_TIMEOUT_MS,
   type DiscoverLimitsOptions,
@@ -75,3 +82,11 @@ export {
   type ResolveLimitsOptions,
   resolveLimits,
 } from './resolve-limits.js';
+export {
+  createServerCounter,
+  DEFAULT_COUNT_CACHE_ENTRIES,
+  DEFAULT_COUNT_TIMEOUT_MS,
+  type ServerCount,
+  type ServerCounter,
+  type ServerCounterOptions,
+} from './server-counter.js';

