@@ -1,3 +1,4 @@
+import { fitThinkingBudget } from './thinking-budget.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -60,7 +61,8 @@ export function fromAnthropic(body: unknown): ChatRequest {
 
 /**
  * Writes a normalized request as an Anthropic Messages request. Leading system messages become
- * `system`; consecutive tool results share one user message, as the API requires.
+ * `system`; consecutive tool results share one user message, as the API requires; a thinking budget
+ * that the reply cap no longer leaves room for is lowered or dropped ({@link fitThinkingBudget}).
  */
 export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
   const body: Record<string, unknown> = {};
@@ -74,6 +76,11 @@ export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
   body.messages = writeMessages(messages.slice(first));
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   Object.assign(body, request.format === FORMAT ? request.extra : portableFields(request.extra));
+  if (request.maxTokens !== undefined && body.thinking !== undefined) {
+    const thinking = fitThinkingBudget(body.thinking, request.maxTokens);
+    if (thinking === undefined) delete body.thinking;
+    else body.thinking = thinking;
+  }
   if (request.tools.length > 0) body.tools = request.tools.map(writeTool);
   // Written from the normalized messages field by field: the shape the type describes.
   return body as AnthropicMessagesBody;

@@ -42,6 +42,17 @@ export function invalid(message: string, data: Record<string, unknown> = {}): Sp
  * `MAX_JSON_DEPTH` is refused before it is parsed or converted.
  */
 export function readBody(body: unknown, what: string): Record<string, unknown> {
+  const value = readObjectBody(body, what, 'a "messages" array');
+  if (!Array.isArray(value.messages))
+    throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
+  return value;
+}
+
+/**
+ * Reads a request body (JSON text or a parsed value) that must be a JSON object; `needs` names what
+ * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first.
+ */
+export function readObjectBody(body: unknown, what: string, needs: string): Record<string, unknown> {
   let value = body;
   if (typeof body === 'string') {
     const excess = jsonTextDepthExcess(body);
@@ -52,9 +63,7 @@ export function readBody(body: unknown, what: string): Record<string, unknown> {
       throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
     }
   } else if (valueDepthExceeds(body)) throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
-  if (!isRecord(value)) throw invalid(`${what} must be a JSON object with a "messages" array`);
-  if (!Array.isArray(value.messages))
-    throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
+  if (!isRecord(value)) throw invalid(`${what} must be a JSON object with ${needs}`);
   return value;
 }
 
