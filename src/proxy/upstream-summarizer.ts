@@ -12,18 +12,31 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks. */
+/**
+ * The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks, the
+ * Responses API's `output` message items (`output_text` parts).
+ */
 function replyText(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
   const blocks = (value: unknown): string | undefined =>
     Array.isArray(value)
       ? value
-          .filter((block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string')
+          .filter(
+            (block) =>
+              isRecord(block) &&
+              (block.type === 'text' || block.type === 'output_text') &&
+              typeof block.text === 'string',
+          )
           .map((block) => (block as { text: string }).text)
           .join('')
       : typeof value === 'string'
         ? value
         : undefined;
+  if (Array.isArray(body.output))
+    return body.output
+      .map((item) => (isRecord(item) && item.type === 'message' ? blocks(item.content) : undefined))
+      .filter((text): text is string => text !== undefined)
+      .join('');
   if (Array.isArray(body.choices)) {
     const message = isRecord(body.choices[0]) ? body.choices[0].message : undefined;
     return isRecord(message) ? blocks(message.content) : undefined;
