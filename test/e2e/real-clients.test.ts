@@ -45,7 +45,7 @@ describe('real clients, direct and through spillway wrap', () => {
     );
     const runs: ClientRunResult[] = await inParallel(jobs, 2);
     const results: ClientsResults = {
-      command: 'SPILLWAY_UPDATE_RESULTS=1 npx vitest run test/e2e/real-clients.test.ts',
+      command: 'npm run clients',
       date: new Date().toISOString(),
       machine: `${platform()} ${release()}, ${cpus().length} cores`,
       node: process.version,

@@ -3,8 +3,8 @@ import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, parseJson, printJson, readInput } from '../io.js';
 
 export const estimateCommand: Command = {
-  summary: 'token estimate of a request (OpenAI Chat or Anthropic Messages JSON)',
-  usage: `usage: spillway estimate FILE|- [--format openai|anthropic] [--model ID]
+  summary: 'token estimate of a request (OpenAI Chat, OpenAI Responses or Anthropic Messages JSON)',
+  usage: `usage: spillway estimate FILE|- [--format openai|anthropic|responses] [--model ID]
 
 Estimates the prompt tokens of a request without a tokenizer. The format is detected unless
 --format is given; --model picks the tokenizer family (default: the request's "model").
@@ -19,6 +19,7 @@ output: {"tokens":N,"messages":N,"turns":N,"head_messages":N,"by_class":{"prose"
     const format = choiceFlag(values.format as string | undefined, 'format', [
       'openai',
       'anthropic',
+      'responses',
     ] as const);
     const request = readRequest(parseJson(text, 'the request', 'invalid_transcript'), { format });
     const estimate = estimateTokens(request, {
