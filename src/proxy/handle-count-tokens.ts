@@ -17,8 +17,8 @@ import {
 import { forwardUnchanged } from './forward-unchanged.js';
 import { prepare, readChatRequest, spillwayHeaders } from './handle-chat-request.js';
 import { previousResponseId, SERVER_STATE_FIT } from './handle-responses-request.js';
-import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
-import { forwardedRequestHeaders, forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
+import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
+import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
 
 /** The count a counting endpoint answers: `input_tokens`, when its JSON has one. */
 function inputTokensOf(text: string): number | undefined {
@@ -46,18 +46,7 @@ async function upstreamCount(
   const body = Buffer.from(JSON.stringify(writeRequest(fitted)));
   const started = performance.now();
   try {
-    const reply = await sendAndRead({
-      url: upstreamUrl(runtime, exchange.path),
-      method: 'POST',
-      headers: {
-        ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
-        'content-type': 'application/json',
-      },
-      body,
-      signal: exchange.signal,
-      agents: runtime.agents,
-      isStream: () => false,
-    });
+    const reply = await sendAndRead({ ...upstreamJsonPost(runtime, exchange, body), isStream: () => false });
     const text = (reply.body ?? Buffer.alloc(0)).toString('utf8');
     const status = reply.response.statusCode ?? 502;
     if (status >= 300 || inputTokensOf(text) === undefined) return undefined;

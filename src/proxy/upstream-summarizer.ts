@@ -5,8 +5,8 @@
  */
 import { type ChatRequest, type Summarizer, writeRequest } from '../core/index.js';
 import { ProviderError, safeHeaders } from '../providers/index.js';
-import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
-import { forwardedRequestHeaders, readResponseBody, sendUpstream } from './upstream-request.js';
+import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
+import { readResponseBody, sendUpstream } from './upstream-request.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,17 +78,9 @@ export function createUpstreamSummarizer({
     const body = Buffer.from(JSON.stringify(wire));
     const started = performance.now();
     try {
-      const response = await sendUpstream({
-        url: upstreamUrl(runtime, exchange.path),
-        method: 'POST',
-        headers: {
-          ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
-          'content-type': 'application/json',
-        },
-        body,
-        signal: signal ?? exchange.signal,
-        agents: runtime.agents,
-      });
+      const response = await sendUpstream(
+        upstreamJsonPost(runtime, exchange, body, signal ?? exchange.signal),
+      );
       const text = (await readResponseBody(response)).toString('utf8');
       const status = response.statusCode ?? 502;
       if (status >= 300)

@@ -194,4 +194,14 @@ describe('fitThinkingBudget', () => {
     });
     expect(toAnthropic({ ...request, maxTokens: 800 })).not.toHaveProperty('thinking');
   });
+
+  it('leaves the thinking of a request whose cap was not changed as it came, valid or not', () => {
+    const body = {
+      model: 'claude',
+      max_tokens: 1_000,
+      thinking: { type: 'enabled', budget_tokens: 2_000 },
+      messages: [{ role: 'user', content: 'hi' }],
+    };
+    expect(toAnthropic(readRequest(body, { format: 'anthropic' }))).toEqual(body);
+  });
 });

@@ -24,6 +24,7 @@ import {
   originalOf,
   portableFields,
   readObjectBody,
+  readToolList,
   rememberOriginal,
   withoutExtras,
 } from './wire.js';
@@ -221,23 +222,17 @@ function readAssistantPart(item: Record<string, unknown>, type: string): Content
 }
 
 function readTools(value: unknown): ToolDefinition[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid('"tools" must be an array of tool definitions');
-  return value.map((tool, index): ToolDefinition => {
-    if (!isRecord(tool)) throw invalid(`tool ${index} is not an object`);
-    const name =
-      typeof tool.name === 'string' ? tool.name : typeof tool.type === 'string' ? tool.type : undefined;
-    if (name === undefined)
-      throw invalid(
-        `tool ${index} has neither a "name" nor a "type"; tools look like {"type":"function","name":…}`,
-      );
-    const definition: ToolDefinition = { name };
-    if (typeof tool.description === 'string') definition.description = tool.description;
-    const parameters = tool.parameters ?? tool.format;
-    if (parameters !== undefined) definition.parameters = parameters;
-    rememberOriginal(definition, FORMAT, tool);
-    return definition;
-  });
+  return readToolList(
+    value,
+    FORMAT,
+    (tool) => ({
+      name: tool.name ?? tool.type,
+      description: tool.description,
+      parameters: tool.parameters ?? tool.format,
+    }),
+    (index) =>
+      `tool ${index} has neither a "name" nor a "type"; tools look like {"type":"function","name":…}`,
+  );
 }
 
 function textOf(content: Content): string {
