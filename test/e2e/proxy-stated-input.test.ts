@@ -75,7 +75,7 @@ describe('a client that asks for more reply than its window leaves', () => {
     expect(rejected?.overflow).toBe('budget');
     expect(retried?.status).toBe(200);
     // The request went out as the client built it: only the estimate said it might not fit.
-    expect(JSON.stringify((rejected?.body as { messages: unknown }).messages)).toBe(
+    expect(JSON.stringify((rejected?.body as { messages: unknown } | undefined)?.messages)).toBe(
       JSON.stringify(session()),
     );
     const prompt = rejected?.promptTokens ?? 0;

@@ -23,8 +23,8 @@ async function exactCount(
 }
 
 export const estimateCommand: Command = {
-  summary: 'token estimate of a request (OpenAI Chat or Anthropic Messages JSON)',
-  usage: `usage: spillway estimate FILE|- [--format openai|anthropic] [--model ID] [--exact]
+  summary: 'token estimate of a request (OpenAI Chat, OpenAI Responses or Anthropic Messages JSON)',
+  usage: `usage: spillway estimate FILE|- [--format openai|anthropic|responses] [--model ID] [--exact]
 
 Estimates the prompt tokens of a request without a tokenizer. The format is detected unless
 --format is given; --model picks the tokenizer family (default: the request's "model").
@@ -43,6 +43,7 @@ output: {"tokens":N,"messages":N,"turns":N,"head_messages":N,"by_class":{"prose"
     const format = choiceFlag(values.format as string | undefined, 'format', [
       'openai',
       'anthropic',
+      'responses',
     ] as const);
     const request = readRequest(parseJson(text, 'the request', 'invalid_transcript'), { format });
     const model = (values.model as string | undefined) ?? request.model;

@@ -98,3 +98,34 @@ export interface AnthropicMessagesBody {
   }[];
   [field: string]: unknown;
 }
+
+/** An item of a Responses API `input`: a message, a tool call or its output, reasoning, or another item. */
+export type ResponsesInputItem =
+  | {
+      type?: 'message';
+      role: 'user' | 'assistant' | 'system' | 'developer';
+      content: string | { type: string; [field: string]: unknown }[];
+      [field: string]: unknown;
+    }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string; [field: string]: unknown }
+  | { type: 'custom_tool_call'; call_id: string; name: string; input: string; [field: string]: unknown }
+  | {
+      type: 'function_call_output' | 'custom_tool_call_output' | 'local_shell_call_output';
+      call_id: string;
+      output: unknown;
+      [field: string]: unknown;
+    }
+  | { type: 'reasoning'; summary: { type: 'summary_text'; text: string }[]; [field: string]: unknown }
+  | { type: string; [field: string]: unknown };
+
+/** An OpenAI Responses API request body (`POST /v1/responses`, `POST /v1/responses/input_tokens`). */
+export interface ResponsesBody {
+  /** The request's model (absent only when the request had none). */
+  model: string;
+  input: string | ResponsesInputItem[];
+  instructions?: string;
+  tools?: { type: string; name?: string; [field: string]: unknown }[];
+  max_output_tokens?: number;
+  previous_response_id?: string;
+  [field: string]: unknown;
+}

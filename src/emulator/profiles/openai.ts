@@ -35,6 +35,7 @@ export function openAIProfile(options: ProfileOptions): Profile {
     outputCap: cap,
     rejectsEmptyMessages: true,
     chatPath: '/v1/chat/completions',
+    servesResponses: true,
     roles: ['system', 'developer', 'user', 'assistant', 'tool', 'function'],
     systemFingerprint: 'fp_emulator',
     usage: (prompt, completion, reasoning) => ({

@@ -86,6 +86,8 @@ export interface Profile {
   /** The server's own output cap, when it has one. */
   outputCap: number | undefined;
   chatPath: '/v1/chat/completions' | '/v1/messages';
+  /** Whether the server also answers the OpenAI Responses API (`POST /v1/responses`). */
+  servesResponses?: boolean;
   /** Roles the endpoint accepts; when absent, any role reaches the chat template. */
   roles?: readonly string[];
   /** Whether an empty `messages` array is a 400 (it is rendered as a bare system turn otherwise). */

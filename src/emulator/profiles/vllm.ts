@@ -76,6 +76,7 @@ export function vllmProfile(options: ProfileOptions): Profile {
     contextLength: window,
     outputCap: options.outputCap,
     chatPath: '/v1/chat/completions',
+    servesResponses: true,
     reasoningField: wording === 'v0' || wording === 'v1' ? 'reasoning_content' : 'reasoning',
     systemFingerprint: null,
     usage: (prompt, completion) => ({
