@@ -1,71 +1,68 @@
 /**
  * bench/results/per-send.html: a self-contained page (inline SVG, no external assets) charting the
- * per-send cost of each strategy against transcript length, from bench/results/per-send.json.
+ * per-send cost of each method against transcript length, one chart per window, from
+ * bench/results/per-send.json.
  */
-import type { PerSendPoint } from './per-send.js';
+import { machineOf, type ResultStamp } from './figures/format.js';
+import type { PerSendResult } from './figures/per-send.js';
+import type { PerSendWindow } from './per-send.js';
 
-const SERIES: Array<{ key: keyof PerSendPoint; label: string; color: string }> = [
-  { key: 'spillway_ms', label: 'Spillway incremental fit', color: '#1b7f3b' },
-  { key: 'json_length_ms', label: 'JSON.stringify length / 4', color: '#7a7a7a' },
-  { key: 'langchain_approximate_ms', label: 'LangChain trimMessages, approximate counter', color: '#c97a00' },
-  { key: 'langchain_tiktoken_ms', label: 'LangChain trimMessages, js-tiktoken counter', color: '#b3261e' },
-];
+const COLORS = ['#1b7f3b', '#5aa469', '#c97a00', '#b3261e'];
+const WIDTH = 760;
+const HEIGHT = 420;
+const MARGIN = { left: 70, right: 20, top: 20, bottom: 50 };
 
-export function perSendReport(points: readonly PerSendPoint[], meta: { node: string; date: string }): string {
-  const width = 760;
-  const height = 420;
-  const left = 70;
-  const bottom = 50;
-  const top = 20;
-  const right = 20;
-  const values = points
-    .flatMap((point) => SERIES.map((series) => point[series.key] as number))
-    .filter((value) => value > 0);
+function chart(entry: PerSendWindow): string {
+  const values = entry.methods
+    .flatMap((method) => method.points.map((point) => point.ms))
+    .filter((ms) => ms > 0);
   const minLog = Math.floor(Math.log10(Math.min(...values)));
   const maxLog = Math.ceil(Math.log10(Math.max(...values)));
-  const maxMessages = Math.max(...points.map((point) => point.messages));
-  const x = (messages: number) => left + ((width - left - right) * messages) / maxMessages;
-  const y = (ms: number) => top + ((height - top - bottom) * (maxLog - Math.log10(ms))) / (maxLog - minLog);
+  const maxMessages = Math.max(
+    ...entry.methods.flatMap((method) => method.points.map((point) => point.messages)),
+  );
+  const x = (messages: number) =>
+    MARGIN.left + ((WIDTH - MARGIN.left - MARGIN.right) * messages) / maxMessages;
+  const y = (ms: number) =>
+    MARGIN.top +
+    ((HEIGHT - MARGIN.top - MARGIN.bottom) * (maxLog - Math.log10(Math.max(ms, 10 ** minLog)))) /
+      (maxLog - minLog);
   const grid: string[] = [];
   for (let power = minLog; power <= maxLog; power++) {
     const value = 10 ** power;
     grid.push(
-      `<line x1="${left}" x2="${width - right}" y1="${y(value)}" y2="${y(value)}" stroke="#e3e3e3"/><text x="${left - 8}" y="${y(value) + 4}" text-anchor="end" font-size="11">${value >= 1 ? value : value.toFixed(-power)} ms</text>`,
+      `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(value)}" y2="${y(value)}" stroke="#e3e3e3"/><text x="${MARGIN.left - 8}" y="${y(value) + 4}" text-anchor="end" font-size="11">${value >= 1 ? value : value.toFixed(-power)} ms</text>`,
     );
   }
-  for (const point of points)
+  for (const point of entry.methods[0]?.points ?? [])
     grid.push(
-      `<text x="${x(point.messages)}" y="${height - bottom + 18}" text-anchor="middle" font-size="11">${point.messages}</text>`,
+      `<text x="${x(point.messages)}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle" font-size="11">${point.messages}</text>`,
     );
-  const lines = SERIES.map((series) => {
-    const path = points
-      .map(
-        (point, index) =>
-          `${index === 0 ? 'M' : 'L'}${x(point.messages).toFixed(1)},${y(point[series.key] as number).toFixed(1)}`,
-      )
+  const lines = entry.methods.map((method, index) => {
+    const color = COLORS[index % COLORS.length];
+    const path = method.points
+      .map((point, at) => `${at === 0 ? 'M' : 'L'}${x(point.messages).toFixed(1)},${y(point.ms).toFixed(1)}`)
       .join(' ');
-    return `<path d="${path}" fill="none" stroke="${series.color}" stroke-width="2.5"/>${points.map((point) => `<circle cx="${x(point.messages)}" cy="${y(point[series.key] as number)}" r="3.5" fill="${series.color}"/>`).join('')}`;
+    const dots = method.points
+      .map((point) => `<circle cx="${x(point.messages)}" cy="${y(point.ms)}" r="3.5" fill="${color}"/>`)
+      .join('');
+    const legend = `<rect x="${MARGIN.left + 10}" y="${MARGIN.top + 10 + index * 18}" width="12" height="12" fill="${color}"/><text x="${MARGIN.left + 28}" y="${MARGIN.top + 20 + index * 18}" font-size="12">${method.label}</text>`;
+    return `<path d="${path}" fill="none" stroke="${color}" stroke-width="2.5"/>${dots}${legend}`;
   });
-  const legend = SERIES.map(
-    (series, index) =>
-      `<rect x="${left + 10}" y="${top + 10 + index * 18}" width="12" height="12" fill="${series.color}"/><text x="${left + 28}" y="${top + 20 + index * 18}" font-size="12">${series.label}</text>`,
-  );
-  const rows = points
-    .map(
-      (point) =>
-        `<tr><td>${point.messages}</td>${SERIES.map((series) => `<td>${point[series.key]}</td>`).join('')}</tr>`,
-    )
-    .join('');
+  return `<h2>Window ${entry.window} (prompt budget ${entry.budget})</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="per-send cost, window ${entry.window}">
+<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>${grid.join('')}${lines.join('')}
+<text x="${(MARGIN.left + WIDTH - MARGIN.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle" font-size="12">messages in the transcript</text>
+</svg>`;
+}
+
+export function perSendReport(result: PerSendResult & ResultStamp): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Spillway benchmarks: per-send cost</title>
-<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}</style></head>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}</style></head>
 <body><h1>Per-send cost against transcript length</h1>
-<p>Time to decide what to send after appending one turn, per strategy (log scale). Node ${meta.node}, ${meta.date}. Made by <code>npm run bench</code>.</p>
-<svg id="per-send-chart" xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="per-send cost chart">
-<rect width="${width}" height="${height}" fill="#fff"/>${grid.join('')}${lines.join('')}${legend.join('')}
-<text x="${(left + width - right) / 2}" y="${height - 12}" text-anchor="middle" font-size="12">messages in the transcript</text>
-</svg>
-<table><tr><th>messages</th>${SERIES.map((series) => `<th>${series.label}</th>`).join('')}</tr>${rows}</table>
+<p>CPU time to decide what to send after appending one turn, per method (log scale). ${machineOf(result)}, ${result.date ?? ''}. Made by <code>${result.command ?? 'npm run bench -- per-send'}</code>.</p>
+${result.windows.map(chart).join('\n')}
 </body></html>
 `;
 }

@@ -1,21 +1,18 @@
 /**
- * `npm run bench`: every benchmark, printed and written to bench/results/<name>.json. Ratios compare
- * peers measured in the same run on the same machine; absolute figures depend on the machine.
+ * `npm run bench`: every benchmark, printed as side-by-side tables (ratios between peers measured in
+ * the same run on the same machine) and written to bench/results/<name>.json with the command, date
+ * and machine. Absolute figures depend on the machine; `npm run readme:figures` puts them in the README.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import type { PerSendPoint } from './per-send.js';
-
-interface Stamp {
-  node: string;
-  date: string;
-}
+import { printFigures } from './figures/index.js';
+import { runStamp } from './stamp.js';
 
 interface Bench {
   name: string;
   module: string;
   run: string;
   /** An HTML page drawn from the result, written beside the JSON as bench/results/<name>.html. */
-  report?: (result: unknown, stamp: Stamp) => Promise<string>;
+  report?: (result: unknown) => Promise<string>;
 }
 
 const BENCHES: Bench[] = [
@@ -25,12 +22,14 @@ const BENCHES: Bench[] = [
     name: 'per-send',
     module: './per-send.js',
     run: 'benchPerSend',
-    report: async (result, stamp) =>
-      (await import('./report.js')).perSendReport((result as { points: PerSendPoint[] }).points, stamp),
+    report: async (result) => (await import('./report.js')).perSendReport(result as never),
   },
   { name: 'classify', module: './classify.js', run: 'benchClassify' },
   { name: 'schemas', module: './schemas.js', run: 'benchSchemas' },
   { name: 'proxy', module: './proxy.js', run: 'benchProxy' },
+  { name: 'cli', module: './cli.js', run: 'benchCli' },
+  { name: 'demo', module: './demo.js', run: 'benchDemo' },
+  { name: 'limits', module: './limits.js', run: 'benchLimits' },
 ];
 
 const results = new URL('./results/', import.meta.url);
@@ -42,15 +41,11 @@ for (const bench of BENCHES) {
   if (!existsSync(new URL(bench.module.replace(/\.js$/, '.ts'), import.meta.url))) continue;
   const module = (await import(bench.module)) as Record<string, unknown>;
   const run = module[bench.run] as () => Promise<unknown>;
+  const stamp = runStamp(`npm run bench -- ${bench.name}`);
   const started = Date.now();
-  const result = await run();
-  console.log(
-    `\n## ${bench.name} (${((Date.now() - started) / 1000).toFixed(1)} s)\n${JSON.stringify(result, null, 2)}`,
-  );
-  const stamp: Stamp = { node: process.version, date: new Date().toISOString() };
-  writeFileSync(
-    new URL(`${bench.name}.json`, results),
-    `${JSON.stringify({ ...stamp, ...(result as object) }, null, 2)}\n`,
-  );
-  if (bench.report) writeFileSync(new URL(`${bench.name}.html`, results), await bench.report(result, stamp));
+  const output = { ...stamp, ...((await run()) as object) };
+  console.log(`\n## ${bench.name} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  console.log(printFigures(`${bench.name}.json`, output) ?? JSON.stringify(output, null, 2));
+  writeFileSync(new URL(`${bench.name}.json`, results), `${JSON.stringify(output, null, 2)}\n`);
+  if (bench.report) writeFileSync(new URL(`${bench.name}.html`, results), await bench.report(output));
 }

@@ -1,7 +1,9 @@
 /**
  * Estimator evaluation against real tokenizers (o200k, cl100k, the legacy Claude tokenizer, Llama 2,
  * Mistral v0.1, Llama 3) per content class on held-out samples: under-count rate, median and p95
- * over-count, for each family's own weights and for `conservative`; then, after calibration on the
+ * over-count, for each family's own weights and for `conservative`; the same on held-out real files
+ * from node_modules (`real_files`, the half the fit never sees) and on text in other scripts
+ * (`scripts`); then, after calibration on the
  * emulator's usage, the anchored estimate of each request in a tool-loop session against the prompt
  * tokens the emulator reported.
  */
@@ -16,6 +18,8 @@ import {
   summarizeByClass,
 } from '../test/corpus/accuracy.js';
 import { buildMixedCorpus } from '../test/corpus/mixed-corpus.js';
+import { multilingualSamples } from '../test/corpus/multilingual.js';
+import { realFileSamples } from '../test/corpus/real-files.js';
 import { codingTools } from '../test/support/coding-tools.js';
 
 // The accuracy test's claims, plus the conservative family against the 32k SentencePiece
@@ -83,5 +87,31 @@ export async function evalEstimator(): Promise<Record<string, unknown>> {
       ]),
     );
   }
-  return { samples: samples.length, families, after_calibration: await afterCalibration() };
+  const files = realFileSamples({ half: 'test', perKind: 45 });
+  const scripts = [
+    ...multilingualSamples({ seed: 21, perScript: 8 }),
+    ...multilingualSamples({ seed: 22, perScript: 8, maxChars: 300 }),
+  ];
+  const overall = (list: typeof samples, family: TokenizerFamily, reference: ReferenceName) => {
+    const row = summarizeByClass(measureSamples(list, createEstimator({ family }), reference)).at(-1);
+    return {
+      under_counted: row?.underCounted ?? 0,
+      lowest: Number((row?.worst ?? 0).toFixed(3)),
+      median: Number((row?.median ?? 0).toFixed(3)),
+      p95: Number((row?.p95 ?? 0).toFixed(3)),
+    };
+  };
+  const realFiles: Record<string, unknown> = {};
+  const otherScripts: Record<string, unknown> = {};
+  for (const [family, reference] of PAIRS) {
+    realFiles[`${family}_vs_${reference}`] = overall(files, family, reference);
+    otherScripts[`${family}_vs_${reference}`] = overall(scripts, family, reference);
+  }
+  return {
+    samples: samples.length,
+    families,
+    real_files: { samples: files.length, families: realFiles },
+    scripts: { samples: scripts.length, families: otherScripts },
+    after_calibration: await afterCalibration(),
+  };
 }

@@ -1,13 +1,16 @@
 /**
  * `npm run eval`: estimator accuracy, classifier side by side with peers, the recovery scenario
- * matrix and real agent sessions replayed at small windows, printed and written to bench/results/<name>.json. Deterministic (seeded).
+ * matrix and real agent sessions replayed at small windows, printed as side-by-side tables and
+ * written to bench/results/<name>.json with the command, date and machine. Deterministic (seeded).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { printFigures } from '../bench/figures/index.js';
+import { runStamp } from '../bench/stamp.js';
 
 const EVALS: Array<{ name: string; load: () => Promise<() => Promise<unknown>> }> = [
   { name: 'eval-estimator', load: async () => (await import('./estimator.js')).evalEstimator },
   { name: 'eval-classifier', load: async () => (await import('./classifier.js')).evalClassifier },
-  { name: 'recovery', load: async () => (await import('./recovery.js')).evalRecovery },
+  { name: 'recovery', load: async () => (await import('./recovery/index.js')).evalRecovery },
   { name: 'eval-transcripts', load: async () => (await import('./transcripts.js')).evalTranscripts },
 ];
 
@@ -18,15 +21,11 @@ const started = Date.now();
 for (const entry of EVALS) {
   if (only.length > 0 && !only.includes(entry.name)) continue;
   const run = await entry.load();
+  const stamp = runStamp(`npm run eval -- ${entry.name}`);
   const begin = Date.now();
-  const result = await run();
-  console.log(
-    `\n## ${entry.name} (${((Date.now() - begin) / 1000).toFixed(1)} s)\n${JSON.stringify(result, null, 2)}`,
-  );
-  writeFileSync(
-    new URL(`${entry.name}.json`, results),
-    // A list (recovery: one object per strategy) is written as it is; an object gets the run's node and date.
-    `${JSON.stringify(Array.isArray(result) ? result : { node: process.version, date: new Date().toISOString(), ...(result as object) }, null, 2)}\n`,
-  );
+  const output = { ...stamp, ...((await run()) as object) };
+  console.log(`\n## ${entry.name} (${((Date.now() - begin) / 1000).toFixed(1)} s)\n`);
+  console.log(printFigures(`${entry.name}.json`, output) ?? JSON.stringify(output, null, 2));
+  writeFileSync(new URL(`${entry.name}.json`, results), `${JSON.stringify(output, null, 2)}\n`);
 }
 console.log(`\neval done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

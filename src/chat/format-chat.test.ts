@@ -13,7 +13,11 @@ const limits: ResolvedLimits = {
   model: 'glm5.2',
   contextLength: 32_768,
   outputCap: 8_000,
-  source: { contextLength: 'config', outputCap: 'discovery:/model/info' },
+  source: { contextLength: 'config', outputCap: 'claimed:/model/info' },
+  figures: {
+    contextLength: [{ value: 32_768, source: 'config' }],
+    outputCap: [{ value: 8_000, source: 'claimed:/model/info' }],
+  },
 };
 
 const part = (count: number, tokens: number) => ({ count, tokens });
@@ -60,8 +64,8 @@ describe('the chat’s words', () => {
     const text = formatLimits({ limits, figures, reserve: 'output cap', status: status(), outputCap: 8_000 });
     expect(text.split('\n')).toEqual([
       'model          glm5.2',
-      'window         16,000  learned from an overflow error (config said 32,768)',
-      'output cap      8,000  discovered at /model/info',
+      'window         16,000  stated by the provider in an error, over 32,768 (config)',
+      'output cap      8,000  claimed by the gateway at /model/info',
       'reserve         4,000  the output cap, at most a quarter of the window',
       'safety margin     480  3% of the window, for estimation error',
       'prompt budget  11,520  window − reserve − safety margin',

@@ -1,19 +1,10 @@
 import { type Budget, CLAMP_MARGIN } from '../core/index.js';
-import type { ResolvedLimits } from '../models/index.js';
+import { describeLimitSource, type ResolvedLimits } from '../models/index.js';
 import type { ContextStatus } from './context-status.js';
 import { count } from './format-chat.js';
 
 /** Why the reserve is what it is. */
 export type ReserveReason = 'config' | 'output cap' | 'default share';
-
-function sourceText(source: string): string {
-  if (source === 'config') return 'config';
-  if (source === 'learned') return 'learned from an earlier overflow error';
-  if (source === 'catalog') return 'model catalog';
-  if (source === 'fallback') return 'fallback (nothing states it)';
-  if (source.startsWith('discovery:')) return `discovered at ${source.slice('discovery:'.length)}`;
-  return source;
-}
 
 function reserveText(reason: ReserveReason, limits: ResolvedLimits, figures: Budget): string {
   if (reason === 'config') return 'config (reserve)';
@@ -51,12 +42,12 @@ export function formatLimits({
 }): string {
   const windowSource =
     figures.window !== limits.contextLength
-      ? `learned from an overflow error (${sourceText(limits.source.contextLength)} said ${count(limits.contextLength)})`
-      : sourceText(limits.source.contextLength);
+      ? `${describeLimitSource('stated')}, over ${count(limits.contextLength)} (${describeLimitSource(limits.source.contextLength)})`
+      : describeLimitSource(limits.source.contextLength);
   const capSource =
     outputCap !== undefined && outputCap !== limits.outputCap
-      ? 'learned from an overflow error'
-      : sourceText(limits.source.outputCap);
+      ? describeLimitSource('stated')
+      : describeLimitSource(limits.source.outputCap);
   const room = Math.max(0, figures.window - status.tokens - CLAMP_MARGIN);
   const nextReply = outputCap === undefined ? room : Math.min(outputCap, room);
   const ratio = figures.window > 0 ? Math.round((1_000 * figures.safety) / figures.window) / 10 : 0;

@@ -7,7 +7,7 @@
 import type { ChatConfig } from '../config/chat-config.js';
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
-import type { ResolvedLimits } from '../models/index.js';
+import { ollamaModelWithNumCtx, type ResolvedLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
 import { createBuiltinTools } from './builtin-tools.js';
 import { ChatSession } from './chat-session.js';
@@ -32,6 +32,9 @@ export interface ChatFlags {
   format?: 'openai' | 'anthropic';
   contextLength?: number;
   outputCap?: number;
+  /** `--hard-context-length` / `--hard-output-cap`: limits that win over everything. */
+  hardContextLength?: number;
+  hardOutputCap?: number;
   /** The session database (default `SPILLWAY_STORE`, else the user's data directory). */
   store?: string;
   /** A session to continue. */
@@ -71,6 +74,54 @@ export interface OpenChat {
   close(): Promise<void>;
 }
 
+/** Each figure from the flags when they give it (soft or hard), else from the config. */
+function limitSettings(
+  flags: ChatFlags,
+  config: ChatConfig,
+): Pick<ChatFlags, 'contextLength' | 'outputCap' | 'hardContextLength' | 'hardOutputCap'> {
+  const window = flags.contextLength !== undefined || flags.hardContextLength !== undefined ? flags : config;
+  const cap = flags.outputCap !== undefined || flags.hardOutputCap !== undefined ? flags : config;
+  return {
+    ...(window.contextLength === undefined ? {} : { contextLength: window.contextLength }),
+    ...(window.hardContextLength === undefined ? {} : { hardContextLength: window.hardContextLength }),
+    ...(cap.outputCap === undefined ? {} : { outputCap: cap.outputCap }),
+    ...(cap.hardOutputCap === undefined ? {} : { hardOutputCap: cap.hardOutputCap }),
+  };
+}
+
+/** What resolving the limits found worth telling: overridden figures, Ollama's window, unreachable servers. */
+function tellLimits(limits: ResolvedLimits, onNotice: OpenChatSessionOptions['onNotice']): void {
+  for (const notice of limits.notices ?? []) onNotice?.({ level: 'info', text: notice.message });
+  for (const error of limits.errors ?? []) onNotice?.({ level: 'warning', text: error.message });
+}
+
+/** The Ollama model that runs `model` with `numCtx` (created on first use). */
+async function ollamaModel({
+  baseUrl,
+  model,
+  numCtx,
+  apiKey,
+  onNotice,
+}: {
+  baseUrl: string;
+  model: string;
+  numCtx: number;
+  apiKey: string | undefined;
+  onNotice: OpenChatSessionOptions['onNotice'];
+}): Promise<string> {
+  const result = await ollamaModelWithNumCtx({
+    baseUrl,
+    model,
+    numCtx,
+    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+  });
+  onNotice?.({
+    level: 'info',
+    text: `Ollama: ${result.created ? 'created' : 'using'} ${result.model}, ${model} with num_ctx ${numCtx} (ollama_num_ctx; the OpenAI-compatible endpoint cannot set it per request)`,
+  });
+  return result.model;
+}
+
 async function mcpTools(
   config: ChatConfig,
   builtins: LoopTool[],
@@ -97,8 +148,10 @@ async function mcpTools(
 
 /**
  * Opens a chat: flags over the config file, the API key from the config or the environment, limits
- * resolved in the one order (config > learned > discovery > catalog > fallback, learned limits from
- * the store), the MCP servers connected, and a new session or the one `flags.resume` names.
+ * resolved in the one order (hard config > stated, from the store > probed > discovered > claimed >
+ * catalog > config > fallback; what overrode what, and a server that cannot be reached, told through
+ * `onNotice`), an Ollama model run with the configured `ollama_num_ctx`, the MCP servers connected,
+ * and a new session or the one `flags.resume` names.
  *
  * @example
  * const chat = await openChatSession({ config: await loadChatConfig(), flags: { model: 'gpt-4o' }, confirm });
@@ -118,8 +171,8 @@ export async function openChatSession({
   const configuredBase = flags.baseUrl ?? config.baseUrl;
   const format = flags.format ?? config.format ?? formatForBaseUrl(configuredBase);
   const baseUrl = configuredBase ?? DEFAULT_BASE_URLS[format];
-  const model = flags.model ?? config.model;
-  if (model === undefined)
+  const asked = flags.model ?? config.model;
+  if (asked === undefined)
     throw new SpillwayError(
       'invalid_argument',
       'give the model with --model ID, or set "model" in spillway.config.json',
@@ -139,10 +192,13 @@ export async function openChatSession({
     }),
     { format, baseUrl, keySource },
   );
+  const model =
+    config.ollamaNumCtx === undefined
+      ? asked
+      : await ollamaModel({ baseUrl, model: asked, numCtx: config.ollamaNumCtx, apiKey, onNotice });
   const store = new SqliteSessionStore(flags.store ?? defaultStorePath(env));
   try {
-    const contextLength = flags.contextLength ?? config.contextLength;
-    const outputCap = flags.outputCap ?? config.outputCap;
+    const { contextLength, outputCap, hardContextLength, hardOutputCap } = limitSettings(flags, config);
     // Explicit limits are the configured model's; another model chosen with /model has its own.
     const chooseModel = (id: string) =>
       resolveChatModel({
@@ -152,6 +208,8 @@ export async function openChatSession({
         ...(apiKey ? { apiKey } : {}),
         ...(id === model && contextLength !== undefined ? { contextLength } : {}),
         ...(id === model && outputCap !== undefined ? { outputCap } : {}),
+        ...(id === model && hardContextLength !== undefined ? { hardContextLength } : {}),
+        ...(id === model && hardOutputCap !== undefined ? { hardOutputCap } : {}),
         ...(config.reserve === undefined ? {} : { reserve: config.reserve }),
         ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
         ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
@@ -159,6 +217,7 @@ export async function openChatSession({
         store,
       });
     let chosen = await chooseModel(model);
+    tellLimits(chosen.limits, onNotice);
     // A third of the prompt budget per tool result: the newest result is never compressed or pruned,
     // so one large file must not be able to leave the rest of the request no room.
     let session: ChatSession | undefined;

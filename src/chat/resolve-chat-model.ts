@@ -11,9 +11,12 @@ export interface ResolveChatModelOptions {
   baseUrl: string;
   format: 'openai' | 'anthropic';
   apiKey?: string;
-  /** Explicit limits (flags, config): they win over learned, discovered and catalog values. */
+  /** Configured limits (flags, config): used when the server, its gateway and the catalog state none. */
   contextLength?: number;
   outputCap?: number;
+  /** Limits marked hard (flags, config): they win over everything. */
+  hardContextLength?: number;
+  hardOutputCap?: number;
   /** The configured reply reserve and safety share. */
   reserve?: number;
   safetyRatio?: number;
@@ -25,9 +28,9 @@ export interface ResolveChatModelOptions {
 }
 
 /**
- * A model made ready for a chat: its limits resolved in the one order (config > learned > discovery
- * > catalog > fallback, learned limits from the store), the reserve chosen, and the conversation's
- * driver built on them.
+ * A model made ready for a chat: its limits resolved in the one order (hard config > stated, from
+ * the store > probed > discovered > claimed > catalog > config > fallback), the reserve chosen, and
+ * the conversation's driver built on them.
  *
  * @example
  * const { driver, limits } = await resolveChatModel({ model: 'gpt-4o', baseUrl, format: 'openai', store });
@@ -39,6 +42,8 @@ export async function resolveChatModel({
   apiKey,
   contextLength,
   outputCap,
+  hardContextLength,
+  hardOutputCap,
   reserve,
   safetyRatio,
   summaryMaxTokens,
@@ -52,6 +57,10 @@ export async function resolveChatModel({
     config: {
       ...(contextLength === undefined ? {} : { contextLength }),
       ...(outputCap === undefined ? {} : { outputCap }),
+    },
+    hard: {
+      ...(hardContextLength === undefined ? {} : { contextLength: hardContextLength }),
+      ...(hardOutputCap === undefined ? {} : { outputCap: hardOutputCap }),
     },
     learned: store.learnedLimits(),
     ...(apiKey && format === 'openai' ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),

@@ -8,11 +8,22 @@ export interface Command {
   /** The full `--help` text. */
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /**
+   * Parses the arguments itself (a command that passes the rest of its line on to another program);
+   * otherwise {@link parseCommandArgs} does, strictly.
+   */
+  parse?(argv: string[]): ParsedArgs;
   /** Runs the command; returns the exit code. */
   run(parsed: {
     values: Record<string, string | boolean | string[] | undefined>;
     positionals: string[];
   }): Promise<number>;
+}
+
+/** A command's arguments: flag values by name, and the positionals in order. */
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
 }
 
 /** Parses a command's arguments strictly: unknown flags fail with the command's usage. */

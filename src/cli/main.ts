@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   chat: async () => (await import('./commands/chat.js')).chatCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   serve: async () => (await import('./commands/serve.js')).serveCommand,
+  wrap: async () => (await import('./commands/wrap.js')).wrapCommand,
   limits: async () => (await import('./commands/limits.js')).limitsCommand,
 };
 
@@ -52,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const command = await load();
-    const parsed = parseCommandArgs(command, rest);
+    const parsed = command.parse ? command.parse(rest) : parseCommandArgs(command, rest);
     if (parsed.values.help) {
       process.stdout.write(`${command.usage}\n`);
       return EXIT_OK;

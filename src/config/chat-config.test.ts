@@ -12,6 +12,22 @@ function rejection(value: unknown, source?: string): SpillwayError {
 }
 
 describe('parseChatConfig', () => {
+  it('reads a limit marked hard apart, and ollama_num_ctx', () => {
+    const config = parseChatConfig({
+      context_length: { value: 32_768, hard: true },
+      output_cap: { value: 4_096 },
+      ollama_num_ctx: 16_384,
+    });
+    expect(config).toMatchObject({ hardContextLength: 32_768, outputCap: 4_096, ollamaNumCtx: 16_384 });
+    expect(config.contextLength).toBeUndefined();
+    expect(rejection({ output_cap: { value: 10, hrad: true } }).message).toBe(
+      'output_cap.hrad: unknown key; use one of value, hard',
+    );
+    expect(rejection({ context_length: { value: 1_000, hard: true }, reserve: 100_000 }).message).toMatch(
+      /^reserve \(100000\) leaves no room for a prompt in context_length \(1000\)/,
+    );
+  });
+
   it('reads every setting into the library spelling and compiles the overflow rows', () => {
     const config = parseChatConfig({
       base_url: 'http://127.0.0.1:8000/v1',

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 import { checkReserveInWindow } from './check-consistency.js';
+import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from './limit-setting.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 /** The file looked for in the working directory. */
@@ -41,10 +42,18 @@ export const CHAT_CONFIG = z.strictObject({
   format: z.enum(['openai', 'anthropic']).optional(),
   /** Sent as the bearer token (`x-api-key` for Anthropic). The environment is read when absent. */
   api_key: z.string().min(1).optional(),
-  /** The window the server enforces; wins over learned, discovered and catalog values. */
-  context_length: positive.optional(),
-  /** The model's reply cap. */
-  output_cap: positive.optional(),
+  /**
+   * The model's window: a number is used when the server, its gateway and the catalog state none;
+   * `{ "value": N, "hard": true }` wins over everything, a window the server states included.
+   */
+  context_length: LIMIT_SETTING.optional(),
+  /** The model's reply cap, given the same way. */
+  output_cap: LIMIT_SETTING.optional(),
+  /**
+   * Ollama: run the model with this `num_ctx`. Ollama's OpenAI-compatible endpoint cannot set it per
+   * request, so a model with `PARAMETER num_ctx` is created from the configured one and used.
+   */
+  ollama_num_ctx: positive.optional(),
   /** Tokens kept for the reply when fitting the prompt. */
   reserve: positive.optional(),
   /** Share of the window kept free for estimation error (default 0.03). */
@@ -101,6 +110,11 @@ export interface ChatConfig {
   apiKey?: string;
   contextLength?: number;
   outputCap?: number;
+  /** A window or cap marked hard in the file (`{ "value": N, "hard": true }`). */
+  hardContextLength?: number;
+  hardOutputCap?: number;
+  /** Ollama: the `num_ctx` to run the model with. */
+  ollamaNumCtx?: number;
   reserve?: number;
   safetyRatio?: number;
   summaryMaxTokens?: number;
@@ -132,6 +146,7 @@ function pathText(path: readonly PropertyKey[]): string {
 function allowedKeys(path: readonly PropertyKey[]): string[] {
   const [first, , third] = path;
   if (path.length === 0) return Object.keys(CHAT_CONFIG.shape);
+  if (first === 'context_length' || first === 'output_cap') return [...LIMIT_SETTING_KEYS];
   if (first === 'deferred_tools') return ['enabled', 'max_loaded', 'always_loaded'];
   if (first === 'prices') return ['input', 'cached_input', 'cache_write', 'output'];
   if (first === 'mcp_servers' && third === undefined)
@@ -214,8 +229,7 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
     ['model', file.model],
     ['format', file.format],
     ['apiKey', file.api_key],
-    ['contextLength', file.context_length],
-    ['outputCap', file.output_cap],
+    ['ollamaNumCtx', file.ollama_num_ctx],
     ['reserve', file.reserve],
     ['safetyRatio', file.safety_ratio],
     ['summaryMaxTokens', file.summary_max_tokens],
@@ -240,6 +254,11 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
   ];
   for (const [key, entry] of copy)
     if (entry !== undefined) (config as unknown as Record<string, unknown>)[key] = entry;
+  Object.assign(
+    config,
+    limitFields(file.context_length, { soft: 'contextLength', hard: 'hardContextLength' }),
+    limitFields(file.output_cap, { soft: 'outputCap', hard: 'hardOutputCap' }),
+  );
   checkChatConsistency(file, prefix);
   return config;
 }
@@ -247,7 +266,7 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
 /** Keys that are valid alone but cannot hold together: each failure names both keys. */
 function checkChatConsistency(file: ChatConfigFile, prefix: string): void {
   checkReserveInWindow({
-    contextLength: file.context_length,
+    contextLength: readLimitSetting(file.context_length)?.value,
     reserve: file.reserve,
     safetyRatio: file.safety_ratio,
     paths: { contextLength: 'context_length', reserve: 'reserve' },

@@ -43,13 +43,39 @@ describe('parseProxyConfig', () => {
     expect(info).toMatchObject({ kind: 'context', window: 8_192, pattern: 'acme' });
   });
 
+  it('reads a limit marked hard apart, and a model’s own figure replaces the top-level one in either form', () => {
+    const config = parseProxyConfig({
+      context_length: { value: 32_768, hard: true },
+      output_cap: 4_096,
+      probe_limits: false,
+      models: {
+        'glm5.2': { context_length: 21_000 },
+        small: { output_cap: { value: 1_024, hard: true } },
+      },
+    });
+    expect(config).toMatchObject({ hardContextLength: 32_768, outputCap: 4_096, probeLimits: false });
+    expect(config.contextLength).toBeUndefined();
+    expect(proxyModelSettings({ config, model: 'glm5.2' })).toEqual({
+      contextLength: 21_000,
+      outputCap: 4_096,
+    });
+    expect(proxyModelSettings({ config, model: 'small' })).toEqual({
+      hardContextLength: 32_768,
+      hardOutputCap: 1_024,
+    });
+    expect(parseProxyConfig({ context_length: { value: 8_192 } }).contextLength).toBe(8_192);
+    expect(rejection({ context_length: { value: 8_192, hardd: true } }, 'proxy.json').message).toBe(
+      'proxy.json: context_length.hardd: unknown key; use one of value, hard',
+    );
+  });
+
   it('accepts an empty object', () => {
     expect(parseProxyConfig({})).toEqual({ overflowPatterns: [], models: {} });
   });
 
   it('names the path of an unknown key, at the top and inside a model', () => {
     expect(rejection({ context_lenght: 1 }, 'proxy.json').message).toBe(
-      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, models',
+      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, probe_limits, models',
     );
     const nested = rejection({ models: { 'glm5.2': { context_lenght: 1 } } });
     expect(nested.code).toBe('invalid_config');

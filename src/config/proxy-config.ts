@@ -8,16 +8,20 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 import { checkReserveInWindow } from './check-consistency.js';
+import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from './limit-setting.js';
 import { compileOverflowPatterns } from './overflow-patterns.js';
 
 const positive = z.int().positive();
 
 /** Settings that can be given globally and overridden per model. */
 const MODEL_SETTINGS_SHAPE = {
-  /** The window the upstream enforces for the model, in tokens. */
-  context_length: positive.optional(),
-  /** The model's reply cap, in tokens. */
-  output_cap: positive.optional(),
+  /**
+   * The model's window, in tokens: a number is used when the upstream, its gateway and the catalog
+   * state none; `{ "value": N, "hard": true }` wins over everything, a window the upstream states included.
+   */
+  context_length: LIMIT_SETTING.optional(),
+  /** The model's reply cap, in tokens, given the same way. */
+  output_cap: LIMIT_SETTING.optional(),
   /** A fixed reply reserve, instead of the request's `max_tokens` (capped at a quarter of the window). */
   reserve: positive.optional(),
   /** The output cap of a summary request when recovery compacts with the upstream model. */
@@ -40,6 +44,11 @@ export const PROXY_CONFIG = z.strictObject({
   idle_timeout_ms: positive.optional(),
   /** User overflow rows, tried before the catalog (see `compileOverflowPatterns`). */
   overflow_patterns: z.array(z.unknown()).optional(),
+  /**
+   * Whether an upstream gateway in front of a validating backend (LiteLLM over vLLM) is sent the
+   * zero-cost probe, once per model and discovery lifetime (default true).
+   */
+  probe_limits: z.boolean().optional(),
   /** Per-model overrides, keyed by the model id clients send (matched exactly, then ignoring case). */
   models: z.record(z.string().min(1), PROXY_MODEL_SETTINGS).optional(),
 });
@@ -47,10 +56,16 @@ export const PROXY_CONFIG = z.strictObject({
 /** The file as written (snake_case). */
 export type ProxyConfigFile = z.infer<typeof PROXY_CONFIG>;
 
-/** Limits and recovery settings for one model, in the library's spelling. */
+/**
+ * Limits and recovery settings for one model, in the library's spelling. A limit marked hard in the
+ * file is `hardContextLength` / `hardOutputCap`; a model's entry replaces the top-level figure in
+ * either form.
+ */
 export interface ProxyModelSettings {
   contextLength?: number;
   outputCap?: number;
+  hardContextLength?: number;
+  hardOutputCap?: number;
   reserve?: number;
   summaryMaxTokens?: number;
 }
@@ -62,6 +77,8 @@ export interface ProxyConfig extends ProxyModelSettings {
   connectTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   idleTimeoutMs?: number;
+  /** `false`: never send the zero-cost probe. */
+  probeLimits?: boolean;
   /** Compiled user rows for `classifyOverflow({ patterns })`. */
   overflowPatterns: OverflowPattern[];
   /** Per-model overrides by model id. */
@@ -77,9 +94,10 @@ export interface ParseProxyConfigOptions {
 }
 
 function settingsOf(value: z.infer<typeof PROXY_MODEL_SETTINGS>): ProxyModelSettings {
-  const settings: ProxyModelSettings = {};
-  if (value.context_length !== undefined) settings.contextLength = value.context_length;
-  if (value.output_cap !== undefined) settings.outputCap = value.output_cap;
+  const settings: ProxyModelSettings = {
+    ...limitFields(value.context_length, { soft: 'contextLength', hard: 'hardContextLength' }),
+    ...limitFields(value.output_cap, { soft: 'outputCap', hard: 'hardOutputCap' }),
+  };
   if (value.reserve !== undefined) settings.reserve = value.reserve;
   if (value.summary_max_tokens !== undefined) settings.summaryMaxTokens = value.summary_max_tokens;
   return settings;
@@ -105,7 +123,13 @@ function shapeError(error: z.ZodError, prefix: string): SpillwayError {
   if (issue?.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     where = pathText([...base, key]);
-    const allowed = base.length === 0 ? Object.keys(PROXY_CONFIG.shape) : Object.keys(MODEL_SETTINGS_SHAPE);
+    const last = base.at(-1);
+    const allowed =
+      last === 'context_length' || last === 'output_cap'
+        ? [...LIMIT_SETTING_KEYS]
+        : base.length === 0
+          ? Object.keys(PROXY_CONFIG.shape)
+          : Object.keys(MODEL_SETTINGS_SHAPE);
     message = `unknown key; use one of ${allowed.join(', ')}`;
   }
   return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
@@ -148,6 +172,7 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
   if (file.connect_timeout_ms !== undefined) config.connectTimeoutMs = file.connect_timeout_ms;
   if (file.first_byte_timeout_ms !== undefined) config.firstByteTimeoutMs = file.first_byte_timeout_ms;
   if (file.idle_timeout_ms !== undefined) config.idleTimeoutMs = file.idle_timeout_ms;
+  if (file.probe_limits !== undefined) config.probeLimits = file.probe_limits;
   checkProxyConsistency(file, prefix);
   return config;
 }
@@ -157,8 +182,9 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
  * (its own values over the top-level ones), naming the keys each value came from.
  */
 function checkProxyConsistency(file: ProxyConfigFile, prefix: string): void {
+  const window = (setting: ProxyConfigFile['context_length']) => readLimitSetting(setting)?.value;
   checkReserveInWindow({
-    contextLength: file.context_length,
+    contextLength: window(file.context_length),
     reserve: file.reserve,
     paths: { contextLength: 'context_length', reserve: 'reserve' },
     prefix,
@@ -166,7 +192,7 @@ function checkProxyConsistency(file: ProxyConfigFile, prefix: string): void {
   for (const [model, settings] of Object.entries(file.models ?? {})) {
     const own = (key: string) => pathText(['models', model, key]);
     checkReserveInWindow({
-      contextLength: settings.context_length ?? file.context_length,
+      contextLength: window(settings.context_length ?? file.context_length),
       reserve: settings.reserve ?? file.reserve,
       paths: {
         contextLength: settings.context_length === undefined ? 'context_length' : own('context_length'),
@@ -231,8 +257,15 @@ export function proxyModelSettings({
   model: string | undefined;
 }): ProxyModelSettings {
   if (!config) return {};
-  const { contextLength, outputCap, reserve, summaryMaxTokens } = config;
-  const base: ProxyModelSettings = { contextLength, outputCap, reserve, summaryMaxTokens };
+  const { contextLength, outputCap, hardContextLength, hardOutputCap, reserve, summaryMaxTokens } = config;
+  const base: ProxyModelSettings = {
+    contextLength,
+    outputCap,
+    hardContextLength,
+    hardOutputCap,
+    reserve,
+    summaryMaxTokens,
+  };
   let override: ProxyModelSettings | undefined;
   if (model !== undefined) {
     override = config.models[model];
@@ -241,6 +274,11 @@ export function proxyModelSettings({
       override = Object.entries(config.models).find(([key]) => key.toLowerCase() === lower)?.[1];
     }
   }
+  // A model's own figure replaces the top-level one whether either is marked hard.
+  if (override?.contextLength !== undefined || override?.hardContextLength !== undefined)
+    [base.contextLength, base.hardContextLength] = [undefined, undefined];
+  if (override?.outputCap !== undefined || override?.hardOutputCap !== undefined)
+    [base.outputCap, base.hardOutputCap] = [undefined, undefined];
   const merged: ProxyModelSettings = { ...base, ...override };
   for (const key of Object.keys(merged) as (keyof ProxyModelSettings)[])
     if (merged[key] === undefined) delete merged[key];

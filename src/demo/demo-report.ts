@@ -1,4 +1,5 @@
-import type { DemoResult } from './run-demo.js';
+import { type LimitsReport, limitsReport } from '../models/index.js';
+import type { DemoLearned, DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
 
 /** One run in the machine-readable report: exactly these keys. */
@@ -11,11 +12,17 @@ export interface DemoRunReport {
   prompt_tokens_max: number;
 }
 
-/** `spillway demo --json`: `{"profile":P,"turns":N,"runs":{"plain":R,"spillway":R}}`. */
+/**
+ * `spillway demo --json`: `{"profile":P,"turns":N,"runs":{"plain":R,"spillway":R},"limits":L,"learned":[…]}`,
+ * where `limits` is what `spillway limits` prints for the Spillway run's start and `learned` the
+ * windows rejections stated during it.
+ */
 export interface DemoReport {
   profile: string;
   turns: number;
   runs: { plain: DemoRunReport; spillway: DemoRunReport };
+  limits: LimitsReport;
+  learned: DemoLearned[];
 }
 
 function runReport(run: DemoRun): DemoRunReport {
@@ -35,7 +42,8 @@ function runReport(run: DemoRun): DemoRunReport {
 
 /**
  * The report scripts read: per run, turns completed, whether it got stuck, overflows by kind,
- * recoveries, provider calls and the largest prompt the backend accepted.
+ * recoveries, provider calls and the largest prompt the backend accepted; the limits Spillway
+ * started from, each with its source, and what it learned during the run.
  *
  * @example
  * printJson(demoReport(await runDemo()));
@@ -45,5 +53,7 @@ export function demoReport(result: DemoResult): DemoReport {
     profile: result.profile,
     turns: result.turns,
     runs: { plain: runReport(result.runs.plain), spillway: runReport(result.runs.spillway) },
+    limits: limitsReport(result.limits),
+    learned: result.learned,
   };
 }

@@ -1,3 +1,4 @@
+import { describeLimitSource, PROBE_MAX_TOKENS } from '../models/index.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
 
@@ -6,9 +7,35 @@ const count = (value: number): string => value.toLocaleString('en-US');
 /** What the backend advertises against what it enforces, in one line. */
 export function backendLine(result: DemoResult): string {
   const { advertised } = result;
-  const source = advertised.source.contextLength.replace(/^discovery:/, '');
+  const source = advertised.source.contextLength.replace(/^(claimed|discovered):/, '');
   const cap = advertised.outputCap === undefined ? 'no output cap' : `${count(advertised.outputCap)} output`;
   return `the backend advertises ${count(advertised.contextLength)} input / ${cap} tokens (${source}); it enforces ${count(result.realWindow)} on prompt + max_tokens`;
+}
+
+/**
+ * What Spillway fitted to and where each figure came from, and what it learned on the way: the
+ * window the probe or a rejection stated, instead of what was advertised.
+ */
+export function limitsLines(result: DemoResult): string[] {
+  const { limits } = result;
+  const cap =
+    limits.outputCap === undefined
+      ? 'no output cap'
+      : `output cap ${count(limits.outputCap)} (${describeLimitSource(limits.source.outputCap)})`;
+  const lines = [
+    `spillway's limits: window ${count(limits.contextLength)} (${describeLimitSource(limits.source.contextLength)}), ${cap}`,
+  ];
+  if (limits.probe?.result === 'stated')
+    lines.push(
+      `the probe: one request asking for max_tokens ${count(PROBE_MAX_TOKENS)}, rejected at once (HTTP ${limits.probe.status}), nothing generated`,
+    );
+  for (const notice of limits.notices ?? []) lines.push(`learned before the session: ${notice.message}`);
+  for (const learned of result.learned)
+    lines.push(
+      `learned during the session: window ${count(learned.value)} (${describeLimitSource(learned.source)}, the rejection at turn ${learned.turn})`,
+    );
+  if (lines.length === 1) lines.push('learned: nothing; the advertised limits held');
+  return lines;
 }
 
 /** Where a stuck run stopped, in words. */
@@ -68,7 +95,8 @@ export function formatDemoSummary(result: DemoResult): string {
     '',
     `spillway demo · ${result.profile}${scale} · model ${result.model}`,
     `  ${backendLine(result)}`,
-    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); spillway: fitted to the discovered limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
+    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); spillway: fitted to its limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
+    ...limitsLines(result).map((line) => `  ${line}`),
     '',
     ...table,
     '',

@@ -45,8 +45,27 @@ const result: DemoResult = {
     model: 'glm5.2',
     contextLength: 9_600,
     outputCap: 9_600,
-    source: { contextLength: 'discovery:/model/info', outputCap: 'discovery:/model/info' },
+    source: { contextLength: 'claimed:/model/info', outputCap: 'claimed:/model/info' },
+    figures: {
+      contextLength: [{ value: 9_600, source: 'claimed:/model/info' }],
+      outputCap: [{ value: 9_600, source: 'claimed:/model/info' }],
+    },
   },
+  limits: {
+    model: 'glm5.2',
+    contextLength: 21_000,
+    outputCap: 9_600,
+    source: { contextLength: 'probed', outputCap: 'claimed:/model/info' },
+    figures: {
+      contextLength: [
+        { value: 21_000, source: 'probed' },
+        { value: 9_600, source: 'claimed:/model/info' },
+      ],
+      outputCap: [{ value: 9_600, source: 'claimed:/model/info' }],
+    },
+    probe: { result: 'stated', status: 400, contextLength: 21_000 },
+  },
+  learned: [{ figure: 'context_length', value: 20_000, source: 'stated', turn: 3 }],
   realWindow: 21_000,
   reserve: 1_000,
   runs: {
@@ -99,8 +118,15 @@ describe('the demo report', () => {
     expect(summary).toMatch(/turns completed\s+2 \/ 4\s+4 \/ 4/);
     expect(summary).toMatch(/stuck\s+yes \(turn 3\)\s+no/);
     expect(summary).toMatch(/overflows: budget\s+1\s+0/);
+    expect(summary).toContain("window 21,000 (stated by the server in answer to Spillway's probe)");
+    expect(summary).toContain('learned during the session: window 20,000');
     const report = demoReport(result);
-    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs']);
+    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned']);
+    expect(report.limits).toMatchObject({
+      context_length: 21_000,
+      source: { context_length: 'probed', output_cap: 'claimed:/model/info' },
+    });
+    expect(report.learned).toEqual([{ figure: 'context_length', value: 20_000, source: 'stated', turn: 3 }]);
     expect(Object.keys(report.runs)).toEqual(['plain', 'spillway']);
     expect(Object.keys(report.runs.plain)).toEqual([
       'turns_completed',

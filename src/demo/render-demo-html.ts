@@ -4,7 +4,7 @@
  * external asset, nothing fetched) charting prompt tokens per turn of both runs against the
  * advertised and the real window, with prunes, compactions and failures marked.
  */
-import { backendLine, stuckLine } from './format-demo-summary.js';
+import { backendLine, limitsLines, stuckLine } from './format-demo-summary.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
 
@@ -183,6 +183,9 @@ svg text.note { font-size: 11px; }
 <body>
 <h1>spillway demo · ${escapeHtml(result.profile)}${escapeHtml(scale)} · ${escapeHtml(result.model)}</h1>
 <p>${escapeHtml(backendLine(result))}.</p>
+${limitsLines(result)
+  .map((line) => `<p class="learned">${escapeHtml(line)}.</p>`)
+  .join('\n')}
 <p>The same ${result.turns}-turn scripted coding session, once through a plain client (the full transcript, max_tokens as advertised) and once through Spillway.</p>
 ${chart(result)}
 ${table(result)}

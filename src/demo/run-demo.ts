@@ -14,7 +14,7 @@ import {
   startEmulator,
   VLLM_DEFAULTS,
 } from '../emulator/index.js';
-import { type ResolvedLimits, resolveLimits } from '../models/index.js';
+import { type LimitSource, type ResolvedLimits, resolveLimits } from '../models/index.js';
 import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
 import { demoSession } from './demo-session.js';
 import { type DemoRequest, type DemoRun, runDemoSession } from './run-demo-session.js';
@@ -58,14 +58,27 @@ export interface RunDemoOptions {
   onProgress?: (line: string) => void;
 }
 
+/** A limit Spillway learned during the run, from a rejection that stated it. */
+export interface DemoLearned {
+  figure: 'context_length';
+  value: number;
+  source: LimitSource;
+  /** The turn whose request was rejected. */
+  turn: number;
+}
+
 /** What the demo found. */
 export interface DemoResult {
   profile: EmulatorProfileName;
   turns: number;
   scale: number;
   model: string;
-  /** What the backend advertises (discovery), with the sources. */
+  /** What the backend advertises (discovery without the probe), with the sources. */
   advertised: ResolvedLimits;
+  /** The limits Spillway started from (discovery and the zero-cost probe), with every source's figure. */
+  limits: ResolvedLimits;
+  /** Windows Spillway learned from rejections during its run. */
+  learned: DemoLearned[];
   /** The window the backend really enforces. */
   realWindow: number;
   /** The reserve Spillway fitted with (undefined: the output cap). */
@@ -100,6 +113,15 @@ export function progressLine({
   });
   const extra = [...(pruned > 0 ? [`pruned ${pruned} turn${pruned === 1 ? '' : 's'}`] : []), ...notes];
   return `${run.padEnd(8)} turn ${String(turn).padStart(2)}/${turns}  ${parts.join(' · ') || 'no request'}${extra.length > 0 ? `  [${extra.join('; ')}]` : ''}`;
+}
+
+/** The windows rejections stated during a run, each once, in the order they came. */
+function learnedDuring(run: DemoRun): DemoLearned[] {
+  const learned: DemoLearned[] = [];
+  for (const request of run.requests)
+    if (!request.accepted && request.window !== undefined && learned.at(-1)?.value !== request.window)
+      learned.push({ figure: 'context_length', value: request.window, source: 'stated', turn: request.turn });
+  return learned;
 }
 
 function clientFor(format: 'openai' | 'anthropic', url: string): ModelClient {
@@ -137,7 +159,7 @@ export async function runDemo({
   try {
     const format = profile === 'anthropic' ? 'anthropic' : 'openai';
     const baseUrl = format === 'anthropic' ? emulator.url : `${emulator.url}/v1`;
-    const advertised = await resolveLimits({ model: backend.model, baseUrl, cache: false });
+    const advertised = await resolveLimits({ model: backend.model, baseUrl, cache: false, probe: false });
     const onTurn = (turn: Parameters<NonNullable<Parameters<typeof runDemoSession>[0]['onTurn']>>[0]) =>
       onProgress?.(progressLine({ ...turn, turns: session.turns }));
     const plain = await runDemoSession({
@@ -149,15 +171,17 @@ export async function runDemo({
       ...(advertised.outputCap === undefined ? {} : { maxTokens: advertised.outputCap }),
       onTurn,
     });
+    // Spillway's run resolves as `spillway chat` would: the probe may correct what is advertised.
+    const limits = await resolveLimits({ model: backend.model, baseUrl, cache: false });
     const driver = new ConversationDriver({
       model: backend.model,
-      contextLength: advertised.contextLength,
-      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
+      contextLength: limits.contextLength,
+      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
       adoptsHistory: true,
     });
     const { reserve } = computeBudget({
-      contextLength: advertised.contextLength,
-      ...(advertised.outputCap === undefined ? {} : { outputCap: advertised.outputCap }),
+      contextLength: limits.contextLength,
+      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
     });
     const spillway = await runDemoSession({
       name: 'spillway',
@@ -174,6 +198,8 @@ export async function runDemo({
       scale,
       model: backend.model,
       advertised,
+      limits,
+      learned: learnedDuring(spillway),
       realWindow: backend.window,
       reserve,
       runs: { plain, spillway },

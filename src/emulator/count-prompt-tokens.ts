@@ -67,6 +67,31 @@ export function renderPrompt(body: unknown, options: { format?: PromptFormat } =
   return renderChatTemplate(templateInputOf(body, options));
 }
 
+/** The ids of ChatML's special tokens in Qwen 2.5's vocabulary (`added_tokens` of its tokenizer.json). */
+const SPECIAL_TOKEN_IDS: Readonly<Record<string, number>> = { [IM_START]: 151_644, [IM_END]: 151_645 };
+
+/**
+ * Token ids of a rendered prompt, as a server's tokenize endpoint returns them: `<|im_start|>` and
+ * `<|im_end|>` as their special ids when `parseSpecial`, else as the plain text they spell. Its
+ * length is {@link countRenderedTokens} of the same text when special tokens are parsed.
+ */
+export function encodeRendered(
+  rendered: string,
+  tokenizer: Tokenizer,
+  { parseSpecial = true } = {},
+): number[] {
+  if (!parseSpecial) return tokenizer.encode(rendered);
+  const ids: number[] = [];
+  let last = 0;
+  for (const match of rendered.matchAll(SPECIAL_TOKENS)) {
+    if (match.index > last) ids.push(...tokenizer.encode(rendered.slice(last, match.index)));
+    ids.push(SPECIAL_TOKEN_IDS[match[0]] as number);
+    last = match.index + match[0].length;
+  }
+  if (last < rendered.length) ids.push(...tokenizer.encode(rendered.slice(last)));
+  return ids;
+}
+
 /** Tokens of a rendered prompt: one per special token, the text between them chunked and encoded. */
 export function countRenderedTokens(rendered: string, tokenizer: Tokenizer): number {
   const pieces = rendered.split(SPECIAL_TOKENS);

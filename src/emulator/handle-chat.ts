@@ -4,14 +4,21 @@ import { writeAnthropicReply } from './anthropic-response.js';
 import { countTemplateTokens, templateInputOf } from './count-prompt-tokens.js';
 import { type FaultRule, faultFor } from './faults.js';
 import { fillerProse } from './filler-text.js';
-import { breakArguments, generateReply, measureReply } from './generate-reply.js';
+import { breakArguments, type GeneratedReply, generateReply, measureReply } from './generate-reply.js';
 import { sendReply } from './http.js';
 import { writeOpenAIReply } from './openai-response.js';
 import { anthropicRequestId } from './profiles/anthropic.js';
-import { type BadInputKind, type HttpReply, MODEL_CREATED, type Profile } from './profiles/profile.js';
+import {
+  type BadInputKind,
+  type HttpReply,
+  MODEL_CREATED,
+  type OverflowKind,
+  type Profile,
+} from './profiles/profile.js';
 import { createRandom } from './random.js';
 import { replyIndex, resolveReply, type Script } from './script.js';
-import { selectScript } from './script-select.js';
+import { genericAgentReply, offeredTools } from './script-generic-agent.js';
+import { answersAsGenericAgent, selectScript } from './script-select.js';
 import type { Tokenizer } from './tokenizer.js';
 import type { EmulatorRequestRecord } from './types.js';
 
@@ -24,6 +31,25 @@ export interface ChatContext {
   scriptChosen: boolean;
   faults: readonly FaultRule[];
   seed: number;
+}
+
+/** What an answered request hands to the writer of a wire format other than the profile's own. */
+export interface GeneratedAnswer {
+  response: ServerResponse;
+  profile: Profile;
+  reply: GeneratedReply;
+  promptTokens: number;
+  stream: boolean;
+  requestNumber: number;
+  fault: 'stream-cut' | 'malformed-sse' | undefined;
+}
+
+/** Another wire format served on top of the chat handler (the Responses API). */
+export interface ChatWire {
+  /** Writes the answer in this format. */
+  write(answer: GeneratedAnswer): void;
+  /** This format's rejection of an overflow, when it differs from the profile's chat one. */
+  overflowReply?(kind: OverflowKind, reply: HttpReply): HttpReply;
 }
 
 /** The truncate fault's output limit when neither the request nor the profile sets one. */
@@ -88,11 +114,14 @@ export async function handleChat(
     parsed,
     record,
     requestNumber,
+    wire,
   }: {
     response: ServerResponse;
     parsed: { body?: unknown; error?: string };
     record: EmulatorRequestRecord;
     requestNumber: number;
+    /** Answer in this wire format instead of the profile's chat format. */
+    wire?: ChatWire;
   },
 ): Promise<void> {
   const { profile, tokenizer, seed } = context;
@@ -154,7 +183,7 @@ export async function handleChat(
   });
   if (!admission.accepted) {
     record.overflow = admission.kind;
-    send(admission.reply);
+    send(wire?.overflowReply?.(admission.kind, admission.reply) ?? admission.reply);
     return;
   }
   record.reportedPromptTokens = admission.reportedPromptTokens;
@@ -166,13 +195,15 @@ export async function handleChat(
   const assistantTurns = assistantTurnsOf(messages);
   const index = replyIndex(script, { assistantTurns, requestNumber });
   record.replyIndex = index;
-  const resolved = resolveReply(script.replies[index] ?? {}, {
-    seed,
-    index,
-    declaredTools,
-    adaptToTools: script.adaptToTools,
-    messages,
-  });
+  const resolved = answersAsGenericAgent({ script, chosen: context.scriptChosen, body, declaredTools })
+    ? genericAgentReply({ tools: offeredTools(body), messages, step: assistantTurns })
+    : resolveReply(script.replies[index] ?? {}, {
+        seed,
+        index,
+        declaredTools,
+        adaptToTools: script.adaptToTools,
+        messages,
+      });
   const thinking = isRecord(body.thinking) && body.thinking.type === 'enabled';
   const reasoningShown = profile.format === 'anthropic' ? thinking : profile.reasoningField !== undefined;
   const reasoningCounted =
@@ -211,6 +242,19 @@ export async function handleChat(
   record.status = 200;
   const streamFault =
     fault?.kind === 'stream-cut' || fault?.kind === 'malformed-sse' ? fault.kind : undefined;
+  if (wire) {
+    const promptTokens = admission.reportedPromptTokens;
+    wire.write({
+      response,
+      profile,
+      reply: generated,
+      promptTokens,
+      stream,
+      requestNumber,
+      fault: streamFault,
+    });
+    return;
+  }
   if (anthropic) {
     writeAnthropicReply({
       response,

@@ -30,6 +30,7 @@ export {
 } from './count-prompt-tokens.js';
 export { type FakeToolResultOptions, fakeToolResult } from './fake-tool-result.js';
 export { FAULT_KINDS, type FaultKind, type FaultRule, faultFor, parseFaults } from './faults.js';
+export { RESPONSES_CONTEXT_MESSAGE } from './handle-responses.js';
 export { ANTHROPIC_DEFAULTS } from './profiles/anthropic.js';
 export { PROFILE_NAMES } from './profiles/index.js';
 export {
@@ -51,6 +52,14 @@ export {
   type ScriptToolCall,
 } from './script.js';
 export { chatAgentScript, declaresChatTools } from './script-chat-agent.js';
+export {
+  GENERIC_RESULT_FILE,
+  genericAgentReply,
+  genericAgentScript,
+  type OfferedTool,
+  offeredTools,
+  recogniseTools,
+} from './script-generic-agent.js';
 export { fillPlaceholders } from './script-placeholders.js';
 export { startEmulator } from './start-emulator.js';
 export {

@@ -36,6 +36,8 @@ export interface Script {
   /** Call only tools the request declares: an undeclared name goes to a declared tool, and with no
    * tools declared the reply is its text alone (default: false; true for the built-in script). */
   adaptToTools?: boolean;
+  /** `generic`: replies are computed from the tools each request offers (see `genericAgentScript`). */
+  agent?: 'generic';
 }
 
 /** A reply made concrete for one request: all text generated, arguments as JSON text. */
@@ -169,12 +171,13 @@ export function parseScript(value: unknown): Script {
   const script = (Array.isArray(value) ? { replies: value } : value) as Record<string, unknown>;
   if (typeof script !== 'object' || script === null || !Array.isArray(script.replies))
     fail('', 'must be an array of replies or an object with a "replies" array');
-  const known = new Set(['replies', 'selectBy', 'after', 'adaptToTools']);
+  const known = new Set(['replies', 'selectBy', 'after', 'adaptToTools', 'agent']);
   for (const key of Object.keys(script)) if (!known.has(key)) fail(`.${key}`, 'is not a script field');
   if (script.selectBy !== undefined && script.selectBy !== 'assistant-turns' && script.selectBy !== 'request')
     fail('.selectBy', 'must be "assistant-turns" or "request"');
   if (script.after !== undefined && script.after !== 'repeat-last' && script.after !== 'cycle')
     fail('.after', 'must be "repeat-last" or "cycle"');
+  if (script.agent !== undefined && script.agent !== 'generic') fail('.agent', 'must be "generic"');
   const replyKeys = new Set(['text', 'textTokens', 'reasoning', 'reasoningTokens', 'toolCalls']);
   (script.replies as unknown[]).forEach((reply, index) => {
     const path = `.replies[${index}]`;

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SpillwayError } from '../core/index.js';
+import { countTemplateTokens, encodeRendered } from './count-prompt-tokens.js';
 import { parseFaults } from './faults.js';
 import { type ChatContext, handleChat } from './handle-chat.js';
+import { handleResponses } from './handle-responses.js';
 import { readBody, sendReply } from './http.js';
 import { createProfile } from './profiles/index.js';
 import { MAX_BODY_BYTES } from './profiles/openai.js';
@@ -41,6 +43,8 @@ function pathOf(target: string | undefined): string | undefined {
  * `Invalid HTTP request received.` (uvicorn/protocols/http/httptools_impl.py), status 400.
  */
 const INVALID_REQUEST_REPLY = { status: 400, body: 'Invalid HTTP request received.' };
+
+const RESPONSES_PATH = '/v1/responses';
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -90,6 +94,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     seed,
   };
   const requests: EmulatorRequestRecord[] = [];
+  const stored = new Map<string, unknown[]>();
   let chatRequests = 0;
 
   const handle = async (
@@ -99,7 +104,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   ): Promise<void> => {
     const read = await readBody(request, MAX_BODY_BYTES);
     record.bytes = read.bytes;
-    const isChat = request.method === 'POST' && record.path === profile.chatPath;
+    const isResponses =
+      request.method === 'POST' && record.path === RESPONSES_PATH && profile.servesResponses === true;
+    const isChat = (request.method === 'POST' && record.path === profile.chatPath) || isResponses;
     if (isChat) {
       chatRequests += 1;
       record.chatNumber = chatRequests;
@@ -116,6 +123,16 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     const parsed = parseJson(read.text);
     record.body = parsed.error === undefined ? parsed.body : read.text.slice(0, 4_096);
+    if (isResponses) {
+      await handleResponses(context, {
+        response,
+        parsed,
+        record,
+        requestNumber: record.chatNumber ?? chatRequests,
+        stored,
+      });
+      return;
+    }
     if (isChat) {
       await handleChat(context, {
         response,
@@ -127,7 +144,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     const route = profile.routes[`${request.method} ${record.path}`];
     const reply = route
-      ? route({ body: parsed.body })
+      ? route({
+          body: parsed.body,
+          count: (input) => countTemplateTokens(input, context.tokenizer),
+          encode: (text, { parseSpecial }) => encodeRendered(text, context.tokenizer, { parseSpecial }),
+        })
       : profile.badInput('not_found', { method: request.method, path: record.path });
     record.status = reply.status;
     sendReply(response, reply);

@@ -7,6 +7,9 @@
  * sends the same messages again with every request.
  */
 import { createRequire } from 'node:module';
+import { LruCache, splitForTokenizer } from '../core/index.js';
+
+export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from '../core/index.js';
 
 /** The tokenizers the emulators can count with. */
 export type TokenizerName = 'o200k' | 'cl100k';
@@ -20,9 +23,6 @@ export interface Tokenizer {
   /** Token count of `text`, chunked at whitespace into pieces of at most 2 KB. */
   count(text: string): number;
 }
-
-/** The largest piece, in UTF-8 bytes, handed to the BPE encoder at once. */
-export const TOKENIZER_CHUNK_BYTES = 2_048;
 
 const CACHE_MIN_LENGTH = 64;
 const CACHE_MAX_ENTRIES = 8_192;
@@ -42,61 +42,21 @@ const MODULES: Record<TokenizerName, string> = {
 };
 const TOKENIZERS = new Map<TokenizerName, Tokenizer>();
 
-function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13);
-}
-
-/**
- * Cuts `text` into pieces of at most `maxBytes` UTF-8 bytes, preferably just before a whitespace
- * run (where the tokenizer's own pre-split would cut), never inside a surrogate pair.
- *
- * @example
- * splitForTokenizer('a'.repeat(5000)).length; // 3
- */
-export function splitForTokenizer(text: string, maxBytes = TOKENIZER_CHUNK_BYTES): string[] {
-  if (text.length * 3 <= maxBytes) return [text];
-  const pieces: string[] = [];
-  let start = 0;
-  while (start < text.length) {
-    let end = start;
-    let bytes = 0;
-    let boundary = -1;
-    let space = -1;
-    while (end < text.length) {
-      const code = text.charCodeAt(end);
-      const pair = code >= 0xd800 && code <= 0xdbff && end + 1 < text.length;
-      const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
-      if (bytes + size > maxBytes) break;
-      if (isSpace(code) && end > start) {
-        space = end;
-        if (!isSpace(text.charCodeAt(end - 1))) boundary = end;
-      }
-      bytes += size;
-      end += pair ? 2 : 1;
-    }
-    if (end >= text.length) {
-      pieces.push(text.slice(start));
-      break;
-    }
-    const cut = boundary > start ? boundary : space > start ? space : Math.max(end, start + 1);
-    pieces.push(text.slice(start, cut));
-    start = cut;
-  }
-  return pieces;
-}
-
 /**
  * The tokenizer called `name`, loaded on first use and shared.
  *
  * @example
- * getTokenizer('o200k').count('Hello, world'); // 4
+ * getTokenizer('o200k').count('Hello, world'); // 3
  */
 export function getTokenizer(name: TokenizerName = 'o200k'): Tokenizer {
   const existing = TOKENIZERS.get(name);
   if (existing) return existing;
   const encoding = require(MODULES[name]) as EncodingModule;
-  const cache = new Map<string, number>();
-  let cachedChars = 0;
+  const cache = new LruCache<string, number>({
+    maxEntries: CACHE_MAX_ENTRIES,
+    maxWeight: CACHE_MAX_CHARS,
+    weigh: (text) => text.length,
+  });
   const countPiece = (piece: string): number => encoding.encode(piece, NO_SPECIAL).length;
   const tokenizer: Tokenizer = {
     name,
@@ -108,14 +68,7 @@ export function getTokenizer(name: TokenizerName = 'o200k'): Tokenizer {
       if (cached !== undefined) return cached;
       let total = 0;
       for (const piece of splitForTokenizer(text)) total += countPiece(piece);
-      if (text.length > CACHE_MAX_CHARS / 4) return total;
-      for (const key of cache.keys()) {
-        if (cache.size < CACHE_MAX_ENTRIES && cachedChars + text.length <= CACHE_MAX_CHARS) break;
-        cache.delete(key);
-        cachedChars -= key.length;
-      }
-      cache.set(text, total);
-      cachedChars += text.length;
+      if (text.length <= CACHE_MAX_CHARS / 4) cache.set(text, total);
       return total;
     },
   };

@@ -106,3 +106,46 @@ export function anthropicToTemplate(body: Json): TemplateInput {
   );
   return { messages, tools };
 }
+
+/**
+ * An OpenAI Responses body (`instructions`, `input` as a string or items, `tools`) as the template
+ * sees it, the way its Chat Completions equivalent reads: instructions as the system message,
+ * `function_call` items as tool calls of the assistant message before them, `function_call_output`
+ * items as tool results.
+ */
+export function responsesToTemplate(body: Json): TemplateInput {
+  const messages: TemplateMessage[] = [];
+  if (typeof body.instructions === 'string') messages.push({ role: 'system', content: body.instructions });
+  const items: unknown[] =
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : Array.isArray(body.input)
+        ? body.input
+        : [];
+  for (const item of items) {
+    if (!isRecord(item)) continue;
+    if (item.type === 'function_call') {
+      const call: TemplateToolCall = {
+        name: String(item.name ?? ''),
+        arguments: parsedArguments(item.arguments),
+      };
+      const previous = messages.at(-1);
+      if (previous?.role === 'assistant') previous.toolCalls = [...(previous.toolCalls ?? []), call];
+      else messages.push({ role: 'assistant', content: '', toolCalls: [call] });
+    } else if (item.type === 'function_call_output') {
+      messages.push({
+        role: 'tool',
+        content: typeof item.output === 'string' ? item.output : contentText(item.output),
+      });
+    } else if (typeof item.role === 'string') {
+      const role = item.role === 'developer' ? 'system' : item.role;
+      messages.push({ role, content: contentText(item.content) });
+    }
+  }
+  const tools = (Array.isArray(body.tools) ? body.tools : []).map((tool) =>
+    isRecord(tool) && tool.type === 'function'
+      ? functionTool(tool.name, tool.description, tool.parameters)
+      : tool,
+  );
+  return { messages, tools };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { discoverLimits, serverRoot } from './discover-limits.js';
+import { discoverLimits, discoverServer, serverRoot } from './discover-limits.js';
 import { DiscoveryCache } from './discovery-cache.js';
 
 type Routes = Record<string, (init?: RequestInit) => Response | Promise<Response>>;
@@ -110,13 +110,7 @@ describe('discoverLimits', () => {
     ).toBeUndefined();
   });
 
-  it('gives nothing, never an error, for refused, slow, failing or non-JSON servers', async () => {
-    const refused = Object.assign((async () => {
-      throw new TypeError('fetch failed');
-    }) as typeof fetch);
-    expect(
-      await discoverLimits({ baseUrl: 'http://s', model: 'm', fetch: refused, cache: false }),
-    ).toBeUndefined();
+  it('finds nothing, and throws nothing, for slow, failing or non-JSON servers that answer something', async () => {
     const slow = fakeFetch({
       'GET /props': (init) =>
         new Promise<Response>((_, reject) =>
@@ -126,8 +120,97 @@ describe('discoverLimits', () => {
       'GET /model/info': () => new Response('{"error":"unauthorized"}', { status: 401 }),
     });
     expect(
-      await discoverLimits({ baseUrl: 'http://s', model: 'm', fetch: slow, timeoutMs: 50, cache: false }),
+      await discoverServer({ baseUrl: 'http://s', model: 'm', fetch: slow, timeoutMs: 50, cache: false }),
+    ).toEqual({});
+  });
+
+  it('reports a server no endpoint of which can be reached, or that never answers, as an error', async () => {
+    const refused = (async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    }) as typeof fetch;
+    const down = await discoverServer({ baseUrl: 'http://s:9/v1', model: 'm', fetch: refused, cache: false });
+    expect(down).toEqual({
+      error: { code: 'unreachable', baseUrl: 'http://s:9', message: expect.stringContaining('ECONNREFUSED') },
+    });
+    expect(
+      await discoverLimits({ baseUrl: 'http://s', model: 'm', fetch: refused, cache: false }),
     ).toBeUndefined();
+    const silent = ((_: unknown, init?: RequestInit) =>
+      new Promise<Response>((_, reject) =>
+        init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+      )) as typeof fetch;
+    expect(
+      await discoverServer({ baseUrl: 'http://s', model: 'm', fetch: silent, timeoutMs: 30, cache: false }),
+    ).toMatchObject({ error: { code: 'timeout', message: expect.stringContaining('30 ms') } });
+  });
+
+  it('reads the loaded Ollama runner’s context length from /api/ps over num_ctx, with the trained length', async () => {
+    const fetch = fakeFetch({
+      'GET /api/ps': json({
+        models: [{ name: 'qwen2.5:7b', model: 'qwen2.5:7b', size_vram: 1, context_length: 8_192 }],
+      }),
+      'POST /api/show': json({
+        parameters: 'stop "x"',
+        model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 },
+      }),
+    });
+    expect(
+      await discoverLimits({ baseUrl: 'http://ollama', model: 'qwen2.5:7b', fetch, cache: false }),
+    ).toEqual({
+      server: 'ollama',
+      endpoint: '/api/ps',
+      contextLength: 8_192,
+      trainedContextLength: 32_768,
+      model: 'qwen2.5:7b',
+    });
+    const unloaded = fakeFetch({
+      'GET /api/ps': json({ models: [] }),
+      'POST /api/show': json({
+        parameters: '',
+        model_info: { 'general.architecture': 'qwen2', 'qwen2.context_length': 32_768 },
+      }),
+    });
+    expect(
+      await discoverLimits({ baseUrl: 'http://ollama', model: 'qwen2.5:7b', fetch: unloaded, cache: false }),
+    ).toMatchObject({ endpoint: '/api/show', contextLength: 4_096, defaultAssumed: true });
+  });
+
+  it('reads TGI’s max_total_tokens, and marks LiteLLM’s figures as a claim with the backend behind it', async () => {
+    const tgi = fakeFetch({
+      'GET /info': json({
+        model_id: 'mistralai/Mistral-7B-Instruct-v0.2',
+        max_input_tokens: 4_095,
+        max_total_tokens: 4_096,
+      }),
+    });
+    expect(await discoverLimits({ baseUrl: 'http://tgi', model: 'tgi', fetch: tgi, cache: false })).toEqual({
+      server: 'tgi',
+      endpoint: '/info',
+      contextLength: 4_096,
+      model: 'mistralai/Mistral-7B-Instruct-v0.2',
+    });
+    const litellm = fakeFetch({
+      'GET /model/info': json({
+        data: [
+          {
+            model_name: 'glm5.2',
+            litellm_params: { model: 'hosted_vllm/glm5.2' },
+            model_info: { max_input_tokens: 96_000, max_output_tokens: 96_000 },
+          },
+        ],
+      }),
+    });
+    expect(
+      await discoverLimits({ baseUrl: 'http://litellm', model: 'glm5.2', fetch: litellm, cache: false }),
+    ).toEqual({
+      server: 'litellm',
+      endpoint: '/model/info',
+      claimed: true,
+      backend: 'hosted_vllm',
+      contextLength: 96_000,
+      outputCap: 96_000,
+      model: 'glm5.2',
+    });
   });
 
   it('never probes hosted APIs', async () => {
@@ -159,8 +242,15 @@ describe('discoverLimits', () => {
     const fetch = fakeFetch({ 'GET /v1/models': json({ data: [{ id: 'm', max_model_len: 8_192 }] }) });
     const names = Array.from({ length: 200 }, (_, index) => `client-chosen-${index}`);
     await Promise.all(names.map((model) => discoverLimits({ baseUrl: 'http://a', model, fetch, cache })));
-    // Four model-independent endpoints, once; no per-model probe for a model the list does not carry.
-    expect(fetch.calls.filter((call) => call.startsWith('GET')).length).toBe(4);
+    // Six model-independent endpoints, once; no per-model probe for a model the list does not carry.
+    expect(fetch.calls.filter((call) => call.startsWith('GET')).sort()).toEqual([
+      'GET /api/ps',
+      'GET /api/v0/models',
+      'GET /info',
+      'GET /model/info',
+      'GET /props',
+      'GET /v1/models',
+    ]);
     expect(fetch.calls.filter((call) => call === 'POST /api/show')).toEqual([]);
     await discoverLimits({ baseUrl: 'http://a', model: 'm', fetch, cache });
     expect(fetch.calls.filter((call) => call === 'POST /api/show')).toHaveLength(1);

@@ -4,8 +4,10 @@
  */
 import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
-import { DISCOVERY_PROBES, type DiscoveredLimits, type DiscoveryProbe } from './discovery-probes.js';
+import type { DiscoveredLimits, DiscoveryProbe, ServerAnswers } from './discovery-probe.js';
+import { DISCOVERY_PROBES } from './discovery-probes.js';
 import { modelNameProblem } from './model-name.js';
+import { sameOllamaModel } from './ollama-probes.js';
 
 /** How long discovery waits for a server, in milliseconds: every probe runs within this one deadline. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1_500;
@@ -60,27 +62,45 @@ export function serverRoot(baseUrl: string): string {
   return `${url.origin}${path}`;
 }
 
+/** Why discovery found nothing at a server it could not talk to. */
+export interface DiscoveryError {
+  /** `unreachable`: no endpoint could be connected to; `timeout`: none answered within the deadline. */
+  code: 'unreachable' | 'timeout';
+  /** What is wrong and what to do, naming the server. */
+  message: string;
+  /** The server root that was asked. */
+  baseUrl: string;
+}
+
+/** What discovery came to: the limits found, or why the server could not be asked. */
+export interface DiscoveryOutcome {
+  found?: DiscoveredLimits;
+  /** Present when the server could not be reached at all; a server that answers but is not one Spillway knows is no error. */
+  error?: DiscoveryError;
+}
+
 /**
  * Asks the server at `baseUrl` which limits it enforces: llama.cpp `/props` (`n_ctx`), Ollama
- * `/api/show` (`num_ctx` in force, trained length from `model_info`), LM Studio `/api/v0/models`
- * (loaded context length), vLLM `/v1/models` (`max_model_len`) and LiteLLM `/model/info`
- * (`max_input_tokens`, `max_output_tokens`). The endpoints that answer for every model are asked
- * once per server and cache lifetime, all at once; Ollama's `/api/show` is asked per model, and only
- * for a model the server's own `/v1/models` lists (or when it lists nothing), so a client naming
- * ever new models costs no probes. Discovery takes at most `timeoutMs` per round; the most trusted
- * answer wins. An unreachable, slow or unknown server gives `undefined`, never an error. Results,
- * misses included, are cached per base URL and model.
+ * `/api/ps` (the loaded runner's context length) and `/api/show` (`num_ctx`, the trained length),
+ * LM Studio `/api/v0/models` (loaded context length), vLLM `/v1/models` (`max_model_len`), TGI
+ * `/info` (`max_total_tokens`) and LiteLLM `/model/info` (what the gateway claims). The endpoints
+ * that answer for every model are asked once per server and cache lifetime, all at once; Ollama's
+ * `/api/show` is asked per model, and only for a model the server's own `/v1/models` lists (or when
+ * it lists nothing), so a client naming ever new models costs no probes. Discovery takes at most
+ * `timeoutMs` per round; the most trusted answer wins. A server that cannot be reached at all is
+ * reported in `error` (`unreachable`, `timeout`), never thrown; one that answers but is not a kind
+ * Spillway knows gives neither. Results, misses included, are cached per base URL and model.
  *
  * @example
- * const found = await discoverLimits({ baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5:7b' });
- * // { server: 'ollama', endpoint: '/api/show', contextLength: 4096, trainedContextLength: 32768, … }
+ * const { found, error } = await discoverServer({ baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5:7b' });
+ * // found: { server: 'ollama', endpoint: '/api/ps', contextLength: 4096, trainedContextLength: 32768, … }
  */
-export function discoverLimits(options: DiscoverLimitsOptions): Promise<DiscoveredLimits | undefined> {
+export function discoverServer(options: DiscoverLimitsOptions): Promise<DiscoveryOutcome> {
   const root = serverRoot(options.baseUrl);
-  if (HOSTED_API_HOSTS.includes(new URL(root).hostname)) return Promise.resolve(undefined);
+  if (HOSTED_API_HOSTS.includes(new URL(root).hostname)) return Promise.resolve({});
   // A name no server lists is not worth a probe, nor a cache entry.
   if (options.model !== undefined && modelNameProblem(options.model) !== undefined)
-    return Promise.resolve(undefined);
+    return Promise.resolve({});
   const cache = options.cache === undefined ? defaultDiscoveryCache : options.cache;
   if (!(cache instanceof DiscoveryCache)) return discoverModel(root, options, askServer(root, options));
   const result = cache.get(root, options.model, () =>
@@ -90,51 +110,105 @@ export function discoverLimits(options: DiscoverLimitsOptions): Promise<Discover
       cache.server(root, () => askServer(root, options)),
     ),
   );
-  return result.then((found) => {
+  return result.then((outcome) => {
     if (options.signal?.aborted) cache.forget(root, options.model);
-    return found;
+    return outcome;
   });
 }
 
-/** What each model-independent probe's endpoint answered (its JSON body), by endpoint. */
-type ServerAnswers = ReadonlyMap<string, unknown>;
+/**
+ * The limits the server at `baseUrl` reports for a model, or `undefined` when it reports none or
+ * cannot be reached ({@link discoverServer} says which).
+ *
+ * @example
+ * const found = await discoverLimits({ baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5:7b' });
+ */
+export async function discoverLimits(options: DiscoverLimitsOptions): Promise<DiscoveredLimits | undefined> {
+  return (await discoverServer(options)).found;
+}
 
-/** One probe's request; the JSON body of a 2xx answer, else `undefined`. */
+/** One probe's answer: a 2xx JSON body, another HTTP answer, or no answer at all. */
+type Answer = { kind: 'body'; body: unknown } | { kind: 'answered' } | { kind: 'failed'; cause: unknown };
+
+/** What the model-independent endpoints answered, and why none could be reached, if so. */
+interface ServerRun {
+  answers: ServerAnswers;
+  error?: DiscoveryError;
+}
+
+/** One probe's request. */
 async function ask(
   root: string,
   probe: DiscoveryProbe,
   model: string | undefined,
   { headers = {}, fetch: fetchImpl = globalThis.fetch }: DiscoverLimitsOptions,
   signal: AbortSignal,
-): Promise<unknown> {
+): Promise<Answer> {
   const request = probe.request(model);
-  if (!request) return undefined;
+  if (!request) return { kind: 'answered' };
+  let response: Response;
   try {
-    const response = await fetchImpl(`${root}${request.path}`, {
+    response = await fetchImpl(`${root}${request.path}`, {
       ...request.init,
       headers: { accept: 'application/json', ...headers, ...(request.init?.headers as object) },
       signal,
     });
+  } catch (cause) {
+    return { kind: 'failed', cause };
+  }
+  try {
     if (!response.ok) {
       await response.body?.cancel();
-      return undefined;
+      return { kind: 'answered' };
     }
-    return JSON.parse(await response.text()) as unknown;
+    return { kind: 'body', body: JSON.parse(await response.text()) as unknown };
   } catch {
-    // Refused, timed out, aborted, not JSON: this server is not that kind of server.
-    return undefined;
+    // Not JSON, or the body broke off: this server is not that kind of server.
+    return { kind: 'answered' };
   }
+}
+
+/** Why no probe reached the server, in words that say what to do. */
+function unreachable(root: string, causes: unknown[], timeoutMs: number): DiscoveryError {
+  const timedOut = causes.every(
+    (cause) => cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError'),
+  );
+  if (timedOut)
+    return {
+      code: 'timeout',
+      baseUrl: root,
+      message: `no answer from ${root} within ${timeoutMs} ms; check that the server runs there, or raise the timeout`,
+    };
+  const first = causes[0] as (Error & { cause?: { code?: string; message?: string } }) | undefined;
+  const reason = first?.cause?.code ?? first?.cause?.message ?? first?.message ?? 'no connection';
+  // fetch refuses the ports the Fetch standard blocks (9, 25, 6000…) before connecting.
+  const detail =
+    reason === 'bad port' ? `port ${new URL(root).port} is one fetch refuses to connect to` : reason;
+  return {
+    code: 'unreachable',
+    baseUrl: root,
+    message: `cannot reach ${root} (${detail}); check the base URL and that the server runs`,
+  };
 }
 
 /**
  * Asks every model-independent endpoint at once under the deadline. Shared by every lookup of the
  * server, so it runs on its own deadline, never on one caller's abort signal.
  */
-async function askServer(root: string, options: DiscoverLimitsOptions): Promise<ServerAnswers> {
-  const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS);
+async function askServer(root: string, options: DiscoverLimitsOptions): Promise<ServerRun> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
   const probes = DISCOVERY_PROBES.filter((probe) => probe.perModel !== true);
-  const bodies = await Promise.all(probes.map((probe) => ask(root, probe, undefined, options, signal)));
-  return new Map(probes.map((probe, index) => [probe.endpoint, bodies[index]]));
+  const results = await Promise.all(probes.map((probe) => ask(root, probe, undefined, options, signal)));
+  const answers = new Map(
+    probes.map((probe, index) => {
+      const result = results[index];
+      return [probe.endpoint, result?.kind === 'body' ? result.body : undefined];
+    }),
+  );
+  const causes = results.flatMap((result) => (result.kind === 'failed' ? [result.cause] : []));
+  if (causes.length < results.length) return { answers };
+  return { answers, error: unreachable(root, causes, timeoutMs) };
 }
 
 /** Whether a model is worth a per-model probe: the server's `/v1/models` lists it, or lists nothing. */
@@ -143,7 +217,9 @@ function listed(answers: ServerAnswers, model: string): boolean {
   if (!Array.isArray(body?.data)) return true;
   const wanted = model.toLowerCase();
   return body.data.some(
-    (entry) => typeof entry?.id === 'string' && (entry.id === model || entry.id.toLowerCase() === wanted),
+    (entry) =>
+      typeof entry?.id === 'string' &&
+      (entry.id === model || entry.id.toLowerCase() === wanted || sameOllamaModel(entry.id, model)),
   );
 }
 
@@ -151,22 +227,24 @@ function listed(answers: ServerAnswers, model: string): boolean {
 async function discoverModel(
   root: string,
   options: DiscoverLimitsOptions,
-  server: Promise<ServerAnswers>,
-): Promise<DiscoveredLimits | undefined> {
+  server: Promise<ServerRun>,
+): Promise<DiscoveryOutcome> {
   const { model } = options;
-  const answers = await server;
+  const { answers, error } = await server;
+  if (error) return { error };
   for (const probe of DISCOVERY_PROBES) {
     let body: unknown;
     if (probe.perModel !== true) body = answers.get(probe.endpoint);
     else if (model !== undefined && listed(answers, model)) {
       const deadline = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS);
       const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-      body = await ask(root, probe, model, options, signal);
+      const answer = await ask(root, probe, model, options, signal);
+      body = answer.kind === 'body' ? answer.body : undefined;
     }
     if (body === undefined) continue;
-    const found = probe.parse(body, model);
+    const found = probe.parse(body, model, answers);
     if (found && (found.contextLength !== undefined || found.outputCap !== undefined))
-      return { server: probe.server, endpoint: probe.endpoint, ...found };
+      return { found: { server: probe.server, endpoint: probe.endpoint, ...found } };
   }
-  return undefined;
+  return {};
 }

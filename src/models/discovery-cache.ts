@@ -5,7 +5,8 @@
  * request, concurrent lookups share one probe run, and clients naming ever new models cannot grow it
  * without bound.
  */
-import type { DiscoveredLimits } from './discovery-probes.js';
+import type { DiscoveryOutcome } from './discover-limits.js';
+import type { ProbeOutcome } from './probe-limits.js';
 
 /** How long a discovery result is reused: a server restarted with another `n_ctx` is seen within a minute. */
 export const DEFAULT_DISCOVERY_TTL_MS = 60_000;
@@ -82,9 +83,14 @@ export class DiscoveryCache {
   get(
     baseUrl: string,
     model: string | undefined,
-    load: () => Promise<DiscoveredLimits | undefined>,
-  ): Promise<DiscoveredLimits | undefined> {
+    load: () => Promise<DiscoveryOutcome>,
+  ): Promise<DiscoveryOutcome> {
     return this.#lookup(`model\n${baseUrl}\n${model ?? ''}`, load);
+  }
+
+  /** The cached answer to the zero-cost probe of a server and model (see `probeLimits`). */
+  probe(baseUrl: string, model: string, load: () => Promise<ProbeOutcome>): Promise<ProbeOutcome> {
+    return this.#lookup(`probe\n${baseUrl}\n${model}`, load);
   }
 
   /** What a server's model-independent endpoints answered, loaded once per server and lifetime. */
@@ -93,8 +99,8 @@ export class DiscoveryCache {
   }
 
   /** Forgets one model of one server (a run the caller aborted proves nothing about the server). */
-  forget(baseUrl: string, model: string | undefined): void {
-    this.#slots.delete(`model\n${baseUrl}\n${model ?? ''}`);
+  forget(baseUrl: string, model: string | undefined, { probe = false }: { probe?: boolean } = {}): void {
+    this.#slots.delete(`${probe ? 'probe' : 'model'}\n${baseUrl}\n${model ?? ''}`);
   }
 
   /** Forgets one server and its models, or everything. */
@@ -104,7 +110,12 @@ export class DiscoveryCache {
       return;
     }
     for (const key of [...this.#slots.keys()])
-      if (key === `server\n${baseUrl}` || key.startsWith(`model\n${baseUrl}\n`)) this.#slots.delete(key);
+      if (
+        key === `server\n${baseUrl}` ||
+        key.startsWith(`model\n${baseUrl}\n`) ||
+        key.startsWith(`probe\n${baseUrl}\n`)
+      )
+        this.#slots.delete(key);
   }
 }
 

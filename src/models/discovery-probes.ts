@@ -1,82 +1,13 @@
 /**
  * @module
- * The discovery probes: one request per kind of local inference server, each reading the limits the
- * server actually enforces from its own endpoint. Every probe is a cheap read (a GET, or Ollama's
- * `POST /api/show`); {@link discoverLimits} runs them at once under one short deadline.
+ * The discovery probes: one request per kind of inference server, each reading the limits the
+ * server actually enforces from its own endpoint, and LiteLLM's claim about the backend behind it.
+ * Every probe is a cheap read (a GET, or Ollama's `POST /api/show`); `discoverLimits` runs them at
+ * once under one short deadline.
  */
-
-/** The servers discovery recognizes. */
-export type DiscoveryServer = 'llamacpp' | 'ollama' | 'lmstudio' | 'vllm' | 'litellm';
-
-/** What a server reported about a model. */
-export interface DiscoveredLimits {
-  server: DiscoveryServer;
-  /** The endpoint the figures came from (`/props`, `/api/show`, `/v1/models`…). */
-  endpoint: string;
-  /** The window the server enforces. */
-  contextLength?: number;
-  /** The server's reply cap, when it has one. */
-  outputCap?: number;
-  /** The window the model was trained on, when the server reports it apart (Ollama, LM Studio). */
-  trainedContextLength?: number;
-  /** The model id as the server reported it. */
-  model?: string;
-}
-
-/** One discovery probe. */
-export interface DiscoveryProbe {
-  server: DiscoveryServer;
-  endpoint: string;
-  /**
-   * `true` when the request names the model (Ollama's `/api/show`): it is sent per model, and only
-   * for a model the server's own list carries. Other probes read one answer for every model.
-   */
-  perModel?: boolean;
-  /** The request to send, relative to the server root; `undefined` to skip (no model to ask about). */
-  request(model: string | undefined): { path: string; init?: RequestInit } | undefined;
-  /** The limits in a 2xx JSON body, or `undefined` when the body is not this server's. */
-  parse(body: unknown, model: string | undefined): Omit<DiscoveredLimits, 'server' | 'endpoint'> | undefined;
-}
-
-/**
- * Ollama's `num_ctx` when neither the model's parameters nor the request set one: 4,096 since
- * Ollama 0.6 (docs/faq.md, "How can I specify the context window size?"). Newer servers may pick a
- * larger default from free VRAM; assuming the smaller one only compacts earlier.
- */
-export const OLLAMA_DEFAULT_NUM_CTX = 4_096;
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function positive(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-function smallest(...values: (number | undefined)[]): number | undefined {
-  const known = values.filter((value): value is number => value !== undefined);
-  return known.length === 0 ? undefined : Math.min(...known);
-}
-
-/** The entry of a model list that is `model`: same id, same id ignoring case, or the only entry. */
-function pick<T>(entries: T[], model: string | undefined, ids: (entry: T) => unknown[]): T | undefined {
-  const wanted = model?.toLowerCase();
-  if (wanted !== undefined) {
-    const exact = entries.find((entry) => ids(entry).includes(model));
-    if (exact) return exact;
-    const loose = entries.find((entry) =>
-      ids(entry).some((id) => typeof id === 'string' && id.toLowerCase() === wanted),
-    );
-    if (loose) return loose;
-  }
-  return entries.length === 1 ? entries[0] : undefined;
-}
-
-function list(body: unknown): Json[] {
-  return isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : [];
-}
+import { isObject, type Json, list, pick, positive, smallest } from './discovery-json.js';
+import type { DiscoveryProbe } from './discovery-probe.js';
+import { ollamaLoaded, ollamaShow } from './ollama-probes.js';
 
 /** llama.cpp `GET /props`: `n_ctx` at the top level and per slot in `default_generation_settings`. */
 const llamacpp: DiscoveryProbe = {
@@ -93,44 +24,6 @@ const llamacpp: DiscoveryProbe = {
     const outputCap = positive(params.n_predict) ?? positive(settings.n_predict);
     const model = typeof body.model_alias === 'string' ? body.model_alias : undefined;
     return { contextLength, ...(outputCap ? { outputCap } : {}), ...(model ? { model } : {}) };
-  },
-};
-
-/** Ollama `POST /api/show`: the trained window in `model_info`, the enforced `num_ctx` in `parameters`. */
-const ollama: DiscoveryProbe = {
-  server: 'ollama',
-  endpoint: '/api/show',
-  perModel: true,
-  request: (model) =>
-    model === undefined
-      ? undefined
-      : {
-          path: '/api/show',
-          init: {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ model }),
-          },
-        },
-  parse(body, model) {
-    if (!isObject(body) || !isObject(body.model_info)) return undefined;
-    const info = body.model_info;
-    const architecture = info['general.architecture'];
-    const trained =
-      (typeof architecture === 'string' ? positive(info[`${architecture}.context_length`]) : undefined) ??
-      positive(Object.entries(info).find(([key]) => key.endsWith('.context_length'))?.[1]);
-    const parameters = typeof body.parameters === 'string' ? body.parameters : '';
-    const numCtx = /^num_ctx\s+(\d+)\s*$/m.exec(parameters)?.[1];
-    const numPredict = /^num_predict\s+(\d+)\s*$/m.exec(parameters)?.[1];
-    const enforced = numCtx === undefined ? OLLAMA_DEFAULT_NUM_CTX : Number(numCtx);
-    const contextLength = smallest(positive(enforced), trained);
-    const outputCap = numPredict === undefined ? undefined : positive(Number(numPredict));
-    return {
-      contextLength,
-      ...(outputCap ? { outputCap } : {}),
-      ...(trained ? { trainedContextLength: trained } : {}),
-      ...(model ? { model } : {}),
-    };
   },
 };
 
@@ -171,9 +64,25 @@ const vllm: DiscoveryProbe = {
 };
 
 /**
- * LiteLLM proxy `GET /model/info`: `max_input_tokens` and `max_output_tokens` per model group. These
- * are what LiteLLM advertises, not what the backend behind it enforces, so this probe ranks last and
- * a window learned from an overflow error overrides it.
+ * Text Generation Inference `GET /info`: `max_total_tokens` (prompt + new tokens) for the one
+ * model it serves (`Info` in `router/src/lib.rs`; `max_input_length` became `max_input_tokens`).
+ */
+const tgi: DiscoveryProbe = {
+  server: 'tgi',
+  endpoint: '/info',
+  request: () => ({ path: '/info' }),
+  parse(body) {
+    if (!isObject(body) || typeof body.model_id !== 'string') return undefined;
+    const contextLength = positive(body.max_total_tokens);
+    if (contextLength === undefined) return undefined;
+    return { contextLength, model: body.model_id };
+  },
+};
+
+/**
+ * LiteLLM proxy `GET /model/info`: `max_input_tokens` and `max_output_tokens` per model group, and
+ * the backend (`litellm_provider`). These are what LiteLLM claims from its own model map, not what
+ * the backend enforces: a claim, ranked below every server's own report.
  */
 const litellm: DiscoveryProbe = {
   server: 'litellm',
@@ -188,6 +97,8 @@ const litellm: DiscoveryProbe = {
     const outputCap = positive(info.max_output_tokens);
     if (contextLength === undefined && outputCap === undefined) return undefined;
     return {
+      claimed: true,
+      ...(litellmBackend(entry, info) ? { backend: litellmBackend(entry, info) } : {}),
       ...(contextLength ? { contextLength } : {}),
       ...(outputCap ? { outputCap } : {}),
       ...(typeof entry.model_name === 'string' ? { model: entry.model_name } : {}),
@@ -195,8 +106,25 @@ const litellm: DiscoveryProbe = {
   },
 };
 
+/** LiteLLM's provider of a deployment: `model_info.litellm_provider`, else the `provider/` of its model. */
+function litellmBackend(entry: Json, info: Json): string | undefined {
+  if (typeof info.litellm_provider === 'string') return info.litellm_provider;
+  const params = isObject(entry.litellm_params) ? entry.litellm_params : {};
+  const routed = typeof params.model === 'string' ? params.model : '';
+  return routed.includes('/') ? routed.slice(0, routed.indexOf('/')) : undefined;
+}
+
 /**
- * The probes in order of trust: a server's own runtime setting (`n_ctx`, `num_ctx`, LM Studio's
- * loaded length) first, then vLLM's `max_model_len`, then what a gateway advertises.
+ * The probes in order of trust: a server's own runtime setting (`n_ctx`, Ollama's loaded length or
+ * `num_ctx`, LM Studio's loaded length) first, then vLLM's `max_model_len` and TGI's
+ * `max_total_tokens`, then what a gateway claims.
  */
-export const DISCOVERY_PROBES: readonly DiscoveryProbe[] = [llamacpp, ollama, lmstudio, vllm, litellm];
+export const DISCOVERY_PROBES: readonly DiscoveryProbe[] = [
+  llamacpp,
+  ollamaShow,
+  ollamaLoaded,
+  lmstudio,
+  vllm,
+  tgi,
+  litellm,
+];

@@ -1,15 +1,17 @@
 /**
  * @module
- * The one resolution order for a model's limits, each figure reported with where it came from.
+ * The one resolution order for a model's limits, each figure reported with where it came from,
+ * every source's own figure kept, and what the user should be told.
  */
 import { FALLBACK_CONTEXT_LENGTH, isPlausibleWindow, SpillwayError } from '../core/index.js';
-import { type DiscoverLimitsOptions, discoverLimits } from './discover-limits.js';
-import type { DiscoveredLimits } from './discovery-probes.js';
+import { type DiscoverLimitsOptions, type DiscoveryOutcome, discoverServer } from './discover-limits.js';
+import type { DiscoveredLimits } from './discovery-probe.js';
+import { type LimitName, type LimitNotice, ollamaNotice, overrideNotice } from './limit-notices.js';
+import type { LimitFigure, LimitSource } from './limit-source.js';
 import { type CatalogMatch, lookupModel } from './model-catalog.js';
 import { modelNameProblem } from './model-name.js';
-
-/** Where a limit came from: `discovery:<endpoint>` names the endpoint that reported it. */
-export type LimitSource = 'config' | 'learned' | `discovery:${string}` | 'catalog' | 'fallback';
+import { shouldProbe } from './probe-limits.js';
+import { type ProbeOutcome, probeOnce } from './probe-once.js';
 
 /** A model's limits as a caller configures them or a store keeps them. */
 export interface LimitValues {
@@ -26,12 +28,27 @@ export interface ResolveLimitsOptions extends Omit<DiscoverLimitsOptions, 'baseU
   model: string;
   /** The provider serving it, for the catalog (`openai`, `anthropic`, `openrouter`, `bedrock`…). */
   provider?: string;
-  /** A running server to ask (vLLM, llama.cpp, Ollama, LM Studio, LiteLLM). */
+  /** A running server to ask (vLLM, llama.cpp, Ollama, LM Studio, TGI, LiteLLM). */
   baseUrl?: string;
-  /** Explicit limits: they win over everything else. */
+  /** Configured limits: used when no server, gateway or catalog states the figure. */
   config?: LimitValues;
-  /** Limits learned from overflow errors and silent truncations (`store.learnedLimits()`). */
+  /** Configured limits marked as hard: they win over everything, what servers state included. */
+  hard?: LimitValues;
+  /** Limits providers stated in overflow errors and silent truncations (`store.learnedLimits()`). */
   learned?: LearnedLimits;
+  /** Whether a gateway in front of a validating backend may be sent the zero-cost probe (default true). */
+  probe?: boolean;
+  /** Deadline of the probe, in milliseconds (default 3,000). */
+  probeTimeoutMs?: number;
+}
+
+/** A source that could not be asked. */
+export interface LimitError {
+  /** `discovery`: the server at the base URL; `probe`: the zero-cost probe. */
+  source: 'discovery' | 'probe';
+  code: string;
+  message: string;
+  baseUrl: string;
 }
 
 /** A model's limits in force and where each came from. */
@@ -41,17 +58,25 @@ export interface ResolvedLimits {
   /** Absent when nothing states one; the budget then reserves its default share of the window. */
   outputCap?: number;
   source: { contextLength: LimitSource; outputCap: LimitSource };
+  /** Every figure a source stated, strongest first; the first is the one in force. */
+  figures: { contextLength: LimitFigure[]; outputCap: LimitFigure[] };
   /** What the server reported, when discovery ran and found it. */
   discovery?: DiscoveredLimits;
+  /** The zero-cost probe's answer, when it was sent. */
+  probe?: ProbeOutcome;
   /** The catalog entry the model matched, if any. */
   catalog?: CatalogMatch;
+  /** Sources that could not be asked: an unreachable server is reported, never silently skipped. */
+  errors?: LimitError[];
+  /** What the user should be told once: overridden claims, an Ollama window below the model's. */
+  notices?: LimitNotice[];
 }
 
-function checkConfig(config: LimitValues | undefined): void {
+function checkValues(values: LimitValues | undefined, name: string): void {
   for (const key of ['contextLength', 'outputCap'] as const) {
-    const value = config?.[key];
+    const value = values?.[key];
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
-      throw new SpillwayError('invalid_config', `config.${key} must be a positive integer, got ${value}`);
+      throw new SpillwayError('invalid_config', `${name}.${key} must be a positive integer, got ${value}`);
   }
 }
 
@@ -60,64 +85,133 @@ function learnedFor(learned: LearnedLimits | undefined, model: string): LimitVal
   const lower = model.toLowerCase();
   const entry = learned[model] ?? Object.entries(learned).find(([key]) => key.toLowerCase() === lower)?.[1];
   if (!entry) return {};
-  const contextLength =
-    entry.contextLength !== undefined && isPlausibleWindow(entry.contextLength)
-      ? entry.contextLength
-      : undefined;
-  const outputCap =
-    entry.outputCap !== undefined && Number.isInteger(entry.outputCap) && entry.outputCap > 0
-      ? entry.outputCap
-      : undefined;
-  return { contextLength, outputCap };
+  const { contextLength, outputCap } = entry;
+  return {
+    ...(contextLength !== undefined && isPlausibleWindow(contextLength) ? { contextLength } : {}),
+    ...(outputCap !== undefined && Number.isInteger(outputCap) && outputCap > 0 ? { outputCap } : {}),
+  };
+}
+
+/** What each source says, strongest first. */
+interface Sources {
+  hard?: LimitValues;
+  stated: LimitValues;
+  probe?: ProbeOutcome;
+  found?: DiscoveredLimits;
+  catalog?: CatalogMatch;
+  config?: LimitValues;
+}
+
+/** Every figure the sources state for one limit, strongest first. */
+function figuresFor(key: keyof LimitValues, sources: Sources): LimitFigure[] {
+  const { found } = sources;
+  const foundSource: LimitSource | undefined = found
+    ? found.claimed
+      ? `claimed:${found.endpoint}`
+      : `discovered:${found.endpoint}`
+    : undefined;
+  const candidates: Array<[number | undefined, LimitSource | undefined]> = [
+    [sources.hard?.[key], 'config:hard'],
+    [sources.stated[key], 'stated'],
+    [sources.probe?.[key], 'probed'],
+    [found?.[key], foundSource],
+    [sources.catalog?.[key], 'catalog'],
+    [sources.config?.[key], 'config'],
+  ];
+  return candidates.flatMap(([value, source]) =>
+    value === undefined || source === undefined ? [] : [{ value, source }],
+  );
 }
 
 /**
- * The window and output cap in force for a model, each from the first source that states it:
- * explicit configuration > learned from an overflow error (or a silent truncation) > live discovery
- * of the server at `baseUrl` > the catalog > the conservative 8,192-token fallback (no output cap).
- * Discovery runs only when a figure is still open after configuration and learned limits, and never
- * fails: an unreachable server is skipped.
+ * The window and output cap in force for a model, each from the strongest source that states it:
+ * a configured value marked hard > a figure the provider stated in an error (learned) > the
+ * zero-cost probe > what the server at `baseUrl` reports about itself > what a gateway claims >
+ * the catalog > a configured value > the conservative 8,192-token fallback (no output cap). The
+ * probe is sent only to a gateway in front of a validating backend (LiteLLM over vLLM) and only
+ * when it could change the window. A server that cannot be reached is reported in `errors`; a
+ * weaker source that said otherwise is reported in `notices`.
  *
  * @example
- * const limits = await resolveLimits({ model: 'qwen2.5:7b', baseUrl: 'http://localhost:11434/v1', learned: store.learnedLimits() });
- * // { model: 'qwen2.5:7b', contextLength: 4096, source: { contextLength: 'discovery:/api/show', outputCap: 'fallback' }, … }
- * const manager = new ContextWindowManager({ model: limits.model, contextLength: limits.contextLength, outputCap: limits.outputCap });
+ * const limits = await resolveLimits({ model: 'glm5.2', baseUrl: 'http://litellm:4000/v1', learned: store.learnedLimits() });
+ * // { contextLength: 210000, outputCap: 96000, source: { contextLength: 'probed', outputCap: 'claimed:/model/info' }, … }
+ * const driver = new ConversationDriver({ model: limits.model, contextLength: limits.contextLength, outputCap: limits.outputCap });
  */
 export async function resolveLimits({
   model,
   provider,
   baseUrl,
   config,
+  hard,
   learned,
+  probe = true,
+  probeTimeoutMs,
   ...discovery
 }: ResolveLimitsOptions): Promise<ResolvedLimits> {
   if (typeof model !== 'string' || model.trim() === '')
     throw new SpillwayError('invalid_argument', 'model must be a non-empty model id, such as gpt-4o');
   const problem = modelNameProblem(model);
   if (problem !== undefined) throw new SpillwayError('invalid_argument', problem);
-  checkConfig(config);
-  const fromLearned = learnedFor(learned, model);
-  const open = (key: keyof LimitValues) => config?.[key] === undefined && fromLearned[key] === undefined;
-  const found =
-    baseUrl !== undefined && (open('contextLength') || open('outputCap'))
-      ? await discoverLimits({ ...discovery, baseUrl, model })
+  checkValues(config, 'config');
+  checkValues(hard, 'hard');
+  const stated = learnedFor(learned, model);
+  const outcome: DiscoveryOutcome =
+    baseUrl === undefined ? {} : await discoverServer({ ...discovery, baseUrl, model });
+  const found = outcome.found;
+  const probed =
+    baseUrl !== undefined &&
+    probe &&
+    shouldProbe(found) &&
+    hard?.contextLength === undefined &&
+    stated.contextLength === undefined
+      ? await probeOnce({
+          ...discovery,
+          baseUrl,
+          model,
+          ...(probeTimeoutMs ? { timeoutMs: probeTimeoutMs } : {}),
+        })
       : undefined;
-  const catalog = open('contextLength') || open('outputCap') ? lookupModel({ model, provider }) : undefined;
-  const pickValue = (key: keyof LimitValues): [number | undefined, LimitSource] => {
-    if (config?.[key] !== undefined) return [config[key], 'config'];
-    if (fromLearned[key] !== undefined) return [fromLearned[key], 'learned'];
-    if (found?.[key] !== undefined) return [found[key], `discovery:${found.endpoint}`];
-    if (catalog?.[key] !== undefined) return [catalog[key], 'catalog'];
-    return [undefined, 'fallback'];
+  const catalog = lookupModel({ model, provider });
+  const sources: Sources = { hard, stated, probe: probed, found, catalog, config };
+  const figures = {
+    contextLength: figuresFor('contextLength', sources),
+    outputCap: figuresFor('outputCap', sources),
   };
-  const [contextLength = FALLBACK_CONTEXT_LENGTH, contextSource] = pickValue('contextLength');
-  const [outputCap, outputSource] = pickValue('outputCap');
+  const [window, cap] = [figures.contextLength[0], figures.outputCap[0]];
+  const errors = limitErrors(outcome, probed, baseUrl);
+  const notices = [
+    overrideNotice('context_length' satisfies LimitName, figures.contextLength),
+    overrideNotice('output_cap', figures.outputCap),
+    ollamaNotice(found, model),
+  ].filter((notice): notice is LimitNotice => notice !== undefined);
   return {
     model,
-    contextLength,
-    ...(outputCap === undefined ? {} : { outputCap }),
-    source: { contextLength: contextSource, outputCap: outputSource },
+    contextLength: window?.value ?? FALLBACK_CONTEXT_LENGTH,
+    ...(cap === undefined ? {} : { outputCap: cap.value }),
+    source: { contextLength: window?.source ?? 'fallback', outputCap: cap?.source ?? 'fallback' },
+    figures,
     ...(found ? { discovery: found } : {}),
+    ...(probed ? { probe: probed } : {}),
     ...(catalog ? { catalog } : {}),
+    ...(errors.length > 0 ? { errors } : {}),
+    ...(notices.length > 0 ? { notices } : {}),
   };
+}
+
+/** The sources that could not be asked. */
+function limitErrors(
+  outcome: DiscoveryOutcome,
+  probed: ProbeOutcome | undefined,
+  baseUrl: string | undefined,
+): LimitError[] {
+  const errors: LimitError[] = [];
+  if (outcome.error) errors.push({ source: 'discovery', ...outcome.error });
+  if (probed?.result === 'failed' && baseUrl !== undefined)
+    errors.push({
+      source: 'probe',
+      code: 'probe_failed',
+      message: `${probed.message ?? 'the probe failed'}; the window stays the gateway's claim until a rejection states it`,
+      baseUrl,
+    });
+  return errors;
 }

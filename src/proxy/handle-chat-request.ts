@@ -76,7 +76,7 @@ function contextExceeded(exchange: Exchange, message: string, headers: Record<st
 }
 
 /** Everything loaded for a request before it is sent. */
-interface Prepared {
+export interface Prepared {
   request: ChatRequest;
   key: string;
   conversation: ConversationState;
@@ -84,7 +84,12 @@ interface Prepared {
   driver: ConversationDriver;
 }
 
-async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatRequest): Promise<Prepared> {
+/** The conversation's driver for a request, with the model's limits, calibration and stored state. */
+export async function prepare(
+  runtime: ProxyRuntime,
+  exchange: Exchange,
+  request: ChatRequest,
+): Promise<Prepared> {
   const model = request.model;
   const key = conversationKey({ model, messages: request.messages, credential: exchange.credential });
   const [learned, calibration, conversation] = await Promise.all([
@@ -96,13 +101,17 @@ async function prepare(runtime: ProxyRuntime, exchange: Exchange, request: ChatR
   const limits = await resolveUpstreamLimits({
     model,
     baseUrl: runtime.upstreamRoot,
-    ...(runtime.upstreamFormat === 'anthropic' ? { provider: 'anthropic' } : {}),
+    ...(runtime.upstreamFormat === 'anthropic' || request.format === 'anthropic'
+      ? { provider: 'anthropic' }
+      : {}),
     settings,
     learned,
     headers: credentialHeaders(exchange.request.headers),
     cache: runtime.discovery,
     ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
     signal: exchange.signal,
+    log: (entry) => runtime.log(entry),
+    probe: runtime.config?.probeLimits !== false,
   });
   const driver = openConversationDriver({
     runtime,
@@ -169,7 +178,8 @@ function upstreamTransport({
 }
 
 /**
- * Handles `POST /v1/chat/completions` (and `/v1/messages` for an Anthropic upstream).
+ * Handles `POST /v1/chat/completions`, `POST /v1/messages` and `POST /v1/responses` (the body in
+ * `format`).
  *
  * @example
  * await handleChatRequest({ runtime, exchange, body, format: 'openai' });
@@ -241,7 +251,7 @@ export async function handleChatRequest({
 }
 
 /** The request read from the body; `undefined` once the exchange has been answered. */
-async function readChatRequest({
+export async function readChatRequest({
   runtime,
   exchange,
   body,

@@ -106,6 +106,10 @@ export class ProxyMetrics {
     'spillway_proxy_context_exceeded_total',
     'Requests answered 400 context_length_exceeded because nothing Spillway can build fits.',
   );
+  readonly passthroughs = new Counter(
+    'spillway_proxy_passthroughs_total',
+    'Generation requests sent upstream unfitted, by API and reason (an API Spillway does not fit, server-held state).',
+  );
   readonly upstreamErrors = new Counter(
     'spillway_proxy_upstream_errors_total',
     'Upstream failures, by reason (unreachable, status, stream_error, interrupted).',
@@ -165,6 +169,7 @@ export class ProxyMetrics {
       this.uncertain,
       this.recoveries,
       this.contextExceeded,
+      this.passthroughs,
       this.upstreamErrors,
       this.storeErrors,
       this.storeSkipped,

@@ -12,7 +12,11 @@ import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyState } from './proxy-state.js';
 import { redactSecrets } from './redact-secrets.js';
 import type { WorkLane } from './screen-chat-body.js';
-import type { UpstreamAgents } from './upstream-request.js';
+import {
+  forwardedRequestHeaders,
+  type SendUpstreamOptions,
+  type UpstreamAgents,
+} from './upstream-request.js';
 
 /** One line of the proxy's log. Never carries headers, bodies or credentials. */
 export interface ProxyLogEntry {
@@ -64,6 +68,29 @@ export interface Exchange {
 /** The upstream URL for a client path. */
 export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
   return new URL(`${runtime.upstreamRoot}${path}`);
+}
+
+/**
+ * A JSON body POSTed to the exchange's path upstream, with the client's own headers (credentials,
+ * `anthropic-beta`, …) and the answer asked for uncompressed.
+ */
+export function upstreamJsonPost(
+  runtime: ProxyRuntime,
+  exchange: Exchange,
+  body: Buffer,
+  signal: AbortSignal = exchange.signal,
+): SendUpstreamOptions {
+  return {
+    url: upstreamUrl(runtime, exchange.path),
+    method: 'POST',
+    headers: {
+      ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
+      'content-type': 'application/json',
+    },
+    body,
+    signal,
+    agents: runtime.agents,
+  };
 }
 
 /** Answers with a proxy error in the route's format; extra headers (x-spillway-*) ride along. */

@@ -52,15 +52,21 @@ const DELTA_FIELDS = [
 /**
  * What an event means for the holdback: OpenAI chunks are content once a delta carries text, tool
  * calls, reasoning or a finish reason (the opening `{"role":"assistant","content":""}` is not);
- * Anthropic's `message_start` and `ping` are preamble; error events are OpenRouter's
- * `{"error":…}` chunk, Anthropic's `event: error`, and the Responses API's `response.failed`.
+ * Anthropic's `message_start` and `ping`, the Responses API's `response.created` and
+ * `response.in_progress` are preamble; error events are OpenRouter's `{"error":…}` chunk,
+ * Anthropic's `event: error`, and the Responses API's `response.failed`.
  */
 export function classifyEvent(event: EventSourceMessage, data: unknown): EventKind {
   if (event.event === 'error') return 'error';
   if (!isRecord(data)) return event.data.trim() === '' ? 'preamble' : 'content';
   if (isRecord(data.error) || typeof data.error === 'string') return 'error';
   if (data.type === 'error' || data.type === 'response.failed') return 'error';
-  if (data.type === 'message_start' || data.type === 'ping' || data.type === 'response.created')
+  if (
+    data.type === 'message_start' ||
+    data.type === 'ping' ||
+    data.type === 'response.created' ||
+    data.type === 'response.in_progress'
+  )
     return 'preamble';
   if (Array.isArray(data.choices)) {
     for (const choice of data.choices) {
@@ -79,10 +85,17 @@ export function classifyEvent(event: EventSourceMessage, data: unknown): EventKi
   return 'content';
 }
 
-/** Prompt tokens an event reports: OpenAI's final `usage` chunk, Anthropic's `message_start`. */
+/**
+ * Prompt tokens an event reports: OpenAI's final `usage` chunk, Anthropic's `message_start`, the
+ * Responses API's `response.completed` (and `response.incomplete`).
+ */
 function promptTokensOf(data: unknown): number | undefined {
   if (!isRecord(data)) return undefined;
   if (isRecord(data.usage) && typeof data.usage.prompt_tokens === 'number') return data.usage.prompt_tokens;
+  if (isRecord(data.response) && isRecord(data.response.usage)) {
+    const tokens = data.response.usage.input_tokens;
+    return typeof tokens === 'number' && tokens > 0 ? tokens : undefined;
+  }
   if (data.type === 'message_start' && isRecord(data.message) && isRecord(data.message.usage)) {
     const usage = data.message.usage;
     const count = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : 0);

@@ -6,7 +6,14 @@
 
 import type { ProxyModelSettings } from '../config/proxy-config.js';
 import { SpillwayError } from '../core/index.js';
-import { type DiscoveryCache, type LimitSource, modelNameProblem, resolveLimits } from '../models/index.js';
+import {
+  type DiscoveryCache,
+  type LimitSource,
+  modelNameProblem,
+  type ResolvedLimits,
+  resolveLimits,
+} from '../models/index.js';
+import type { ProxyLogEntry } from './proxy-runtime.js';
 import type { LearnedModelLimits } from './proxy-state.js';
 
 /** The window and output cap for one model, with where each came from. */
@@ -25,22 +32,73 @@ export interface ResolveUpstreamLimitsOptions {
   provider?: string;
   settings: ProxyModelSettings;
   learned: LearnedModelLimits;
+  /** `false`: never send the zero-cost probe (the config's `probe_limits`). */
+  probe?: boolean;
   /** Credentials for discovery probes (the client's own, as it sent them). */
   headers?: Record<string, string>;
   cache: DiscoveryCache;
   fetch?: typeof fetch;
   signal?: AbortSignal;
+  /** Where what resolution found worth telling goes, once per proxy (its discovery cache) and finding. */
+  log?: (entry: ProxyLogEntry) => void;
+}
+
+/** What each proxy (keyed by its discovery cache) has logged about limits already. */
+const told = new WeakMap<DiscoveryCache, Set<string>>();
+
+/**
+ * Logs, once per proxy, each notice and error resolution reported: a window the upstream stated or
+ * its probe found, overriding the config or a gateway's claim; a discovery target that cannot be
+ * reached.
+ */
+function tellOnce(
+  resolved: ResolvedLimits,
+  cache: DiscoveryCache,
+  log: ((entry: ProxyLogEntry) => void) | undefined,
+): void {
+  if (!log) return;
+  const seen = told.get(cache) ?? new Set<string>();
+  told.set(cache, seen);
+  const entries: ProxyLogEntry[] = [
+    ...(resolved.notices ?? []).map(({ kind, message, ...fields }) => ({
+      level: 'info' as const,
+      event: 'limits',
+      notice: kind,
+      model: resolved.model,
+      ...fields,
+      message,
+    })),
+    ...(resolved.errors ?? []).map(({ source, code, message, baseUrl }) => ({
+      level: 'warn' as const,
+      event: 'limits_error',
+      model: resolved.model,
+      source,
+      code,
+      base_url: baseUrl,
+      message,
+    })),
+  ];
+  for (const entry of entries) {
+    const key = JSON.stringify(entry);
+    if (seen.has(key)) continue;
+    if (seen.size >= 1_024) seen.clear();
+    seen.add(key);
+    log(entry);
+  }
 }
 
 /**
- * Resolves a model's limits in the order configuration > learned from the upstream's errors > live
- * discovery of the upstream > catalog > the 8,192 fallback (`resolveLimits` in `src/models`). A model
- * id over `MAX_MODEL_NAME_CHARS` is the client's mistake: `invalid_request` (`model_name_too_long`),
- * which the proxy answers 400.
+ * Resolves a model's limits in the one order (`resolveLimits` in `src/models`): a configured value
+ * marked hard > a figure the upstream stated in a rejection (kept in the store) > the zero-cost
+ * probe > what the upstream reports about itself > what a gateway claims > the catalog > a
+ * configured value > the 8,192 fallback. So a window the upstream stated wins over the config from
+ * the next request on, unless the config marks its value hard; what overrode what is logged once. A
+ * model id over `MAX_MODEL_NAME_CHARS` is the client's mistake: `invalid_request`
+ * (`model_name_too_long`), which the proxy answers 400.
  *
  * @example
  * const limits = await resolveUpstreamLimits({ model: 'glm5.2', baseUrl, settings: {}, learned: {}, cache });
- * // { contextLength: 9600, outputCap: 9600, source: { contextLength: 'discovery:/model/info', … } }
+ * // { contextLength: 21000, outputCap: 9600, source: { contextLength: 'probed', outputCap: 'claimed:/model/info' } }
  */
 export async function resolveUpstreamLimits({
   model,
@@ -52,6 +110,8 @@ export async function resolveUpstreamLimits({
   cache,
   fetch: fetchImpl,
   signal,
+  log,
+  probe,
 }: ResolveUpstreamLimitsOptions): Promise<UpstreamLimits> {
   const problem = model === undefined ? undefined : modelNameProblem(model);
   if (problem !== undefined)
@@ -62,17 +122,24 @@ export async function resolveUpstreamLimits({
     ...(settings.contextLength === undefined ? {} : { contextLength: settings.contextLength }),
     ...(settings.outputCap === undefined ? {} : { outputCap: settings.outputCap }),
   };
+  const hard = {
+    ...(settings.hardContextLength === undefined ? {} : { contextLength: settings.hardContextLength }),
+    ...(settings.hardOutputCap === undefined ? {} : { outputCap: settings.hardOutputCap }),
+  };
   const resolved = await resolveLimits({
     model: model === undefined || model.trim() === '' ? 'default' : model,
     baseUrl,
     ...(provider === undefined ? {} : { provider }),
     config,
+    hard,
+    ...(probe === false ? { probe: false } : {}),
     learned: model === undefined ? {} : { [model]: learned },
     ...(headers === undefined ? {} : { headers }),
     cache,
     ...(fetchImpl === undefined ? {} : { fetch: fetchImpl }),
     ...(signal === undefined ? {} : { signal }),
   });
+  tellOnce(resolved, cache, log);
   return {
     contextLength: resolved.contextLength,
     ...(resolved.outputCap === undefined ? {} : { outputCap: resolved.outputCap }),

@@ -7,9 +7,9 @@
 
 import type { IncomingMessage } from 'node:http';
 import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
-import { type Exchange, type ProxyRuntime, sendProxyError, upstreamUrl } from './proxy-runtime.js';
+import { type Exchange, type ProxyRuntime, sendProxyError, upstreamJsonPost } from './proxy-runtime.js';
 import { relayStream } from './relay-stream.js';
-import { forwardedRequestHeaders, forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
+import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
 import { timeoutReply, type UpstreamTimeoutFacts, upstreamTimeoutOf } from './upstream-timeouts.js';
 
 /** How an attempt ended. */
@@ -141,15 +141,7 @@ export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<
     });
   try {
     const reply = await sendAndRead({
-      url: upstreamUrl(runtime, exchange.path),
-      method: 'POST',
-      headers: {
-        ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
-        'content-type': 'application/json',
-      },
-      body,
-      signal,
-      agents: runtime.agents,
+      ...upstreamJsonPost(runtime, exchange, body, signal),
       isStream: (answer) =>
         (answer.statusCode ?? 502) < 300 &&
         String(answer.headers['content-type'] ?? '').includes('text/event-stream'),

@@ -6,13 +6,16 @@
  * answered, logged and counted once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SpillwayError } from '../core/index.js';
+import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { handleChatRequest } from './handle-chat-request.js';
+import { handleCountTokens } from './handle-count-tokens.js';
+import { handleResponsesRequest } from './handle-responses-request.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import { readRequestBody } from './read-request-body.js';
 import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
 import { screenChatBody } from './screen-chat-body.js';
+import { passthroughHeader, unfittedApiOf } from './unfitted-apis.js';
 
 /**
  * The status recorded for a request whose client went away before the answer was complete
@@ -20,15 +23,43 @@ import { screenChatBody } from './screen-chat-body.js';
  */
 export const CLIENT_CLOSED_STATUS = 499;
 
-type Route = 'healthz' | 'metrics' | 'chat_completions' | 'messages' | 'forward' | 'invalid';
+type Route =
+  | 'healthz'
+  | 'metrics'
+  | 'chat_completions'
+  | 'messages'
+  | 'count_tokens'
+  | 'responses'
+  | 'responses_input_tokens'
+  | 'passthrough'
+  | 'forward'
+  | 'invalid';
 
-function routeOf(method: string, pathname: string, runtime: ProxyRuntime): Route {
+/** Routes whose body is a conversation Spillway fits, and the wire format each speaks. */
+const FITTED_ROUTES: Partial<Record<Route, RequestFormat>> = {
+  chat_completions: 'openai',
+  messages: 'anthropic',
+  count_tokens: 'anthropic',
+  responses: 'responses',
+  responses_input_tokens: 'responses',
+};
+
+/**
+ * The route of a request. `/v1/messages` is fitted as Anthropic Messages whatever
+ * `--upstream-format` says: a client that sends it there speaks Anthropic to this upstream, and an
+ * upstream that does not would refuse it anyway.
+ */
+function routeOf(method: string, pathname: string): Route {
   if (pathname === '/healthz') return 'healthz';
   if (pathname === '/metrics') return 'metrics';
-  if (method === 'POST' && pathname === '/v1/chat/completions') return 'chat_completions';
-  if (method === 'POST' && pathname === '/v1/messages' && runtime.upstreamFormat === 'anthropic')
-    return 'messages';
-  return 'forward';
+  if (method === 'POST') {
+    if (pathname === '/v1/chat/completions') return 'chat_completions';
+    if (pathname === '/v1/messages') return 'messages';
+    if (pathname === '/v1/messages/count_tokens') return 'count_tokens';
+    if (pathname === '/v1/responses') return 'responses';
+    if (pathname === '/v1/responses/input_tokens') return 'responses_input_tokens';
+  }
+  return unfittedApiOf(method, pathname) ? 'passthrough' : 'forward';
 }
 
 /** The request target as a URL, or `undefined` when it is none (`//%zz/`, `http://[/x`, `//x:-1/`). */
@@ -75,24 +106,50 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
     await forwardUnchanged({ runtime, exchange, body: read.body });
     return;
   }
+  if (route === 'passthrough') {
+    await passThrough(runtime, exchange, read.body);
+    return;
+  }
   if (!(await screenChatBody({ runtime, exchange, body: read.body }))) return;
-  await handleChatRequest({ runtime, exchange, body: read.body, format: exchange.format });
+  const body = read.body;
+  if (route === 'responses') await handleResponsesRequest({ runtime, exchange, body });
+  else if (route === 'count_tokens' || route === 'responses_input_tokens')
+    await handleCountTokens({ runtime, exchange, body, format: exchange.format });
+  else await handleChatRequest({ runtime, exchange, body, format: exchange.format });
   runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
 }
 
-/** What an error nobody handled becomes: the client's own mistake is a 400, anything else a 500. */
+/** Sends a request to an API Spillway does not fit unchanged, saying so in a header and the log. */
+async function passThrough(runtime: ProxyRuntime, exchange: Exchange, body: Buffer): Promise<void> {
+  const api = unfittedApiOf(
+    exchange.request.method ?? 'GET',
+    new URL(exchange.path, 'http://proxy').pathname,
+  );
+  if (api === undefined) return;
+  runtime.metrics.passthroughs.add({ api: api.api, reason: 'unfitted_api' });
+  runtime.log({ level: 'info', event: 'passthrough', api: api.api, reason: 'unfitted_api' });
+  await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': passthroughHeader(api) } });
+}
+
+/**
+ * What an error nobody handled becomes: the client's own mistake (`invalid_request`, or a request
+ * Spillway's converters or checks refused as `invalid_transcript`) is a 400, anything else a 500.
+ */
 function answerFailure(runtime: ProxyRuntime, exchange: Exchange, route: Route, error: unknown): void {
   const message = redactSecrets(error instanceof Error ? error.message : String(error), exchange.secrets);
   if (exchange.signal.aborted) {
     runtime.log({ level: 'info', event: 'client_aborted', route });
     return;
   }
-  if (SpillwayError.isInstance(error) && error.code === 'invalid_request') {
+  if (
+    SpillwayError.isInstance(error) &&
+    (error.code === 'invalid_request' || error.code === 'invalid_transcript')
+  ) {
     sendProxyError(exchange, {
       status: 400,
       message,
       type: 'invalid_request_error',
-      code: typeof error.data.code === 'string' ? error.data.code : 'invalid_request',
+      code: typeof error.data.code === 'string' ? error.data.code : error.code,
       ...(typeof error.data.param === 'string' ? { param: error.data.param } : {}),
     });
     return;
@@ -120,7 +177,7 @@ export function exchangeListener(
     const started = performance.now();
     const url = parseTarget(request.url);
     const method = request.method ?? 'GET';
-    const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname, runtime);
+    const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname);
     const controller = new AbortController();
     response.on('close', () => {
       const finished = response.writableFinished;
@@ -137,7 +194,7 @@ export function exchangeListener(
       secrets: secretsOf(request.headers),
       credential: credentialIdentity(request.headers),
       signal: controller.signal,
-      format: route === 'messages' ? 'anthropic' : 'openai',
+      format: FITTED_ROUTES[route] ?? 'openai',
     };
     if (url === undefined) {
       request.resume();

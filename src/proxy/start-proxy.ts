@@ -1,7 +1,7 @@
 /**
  * @module
- * `startProxy`: an OpenAI-compatible (and Anthropic Messages) HTTP proxy that fits every chat
- * request to the upstream model's window before it goes upstream.
+ * `startProxy`: an OpenAI-compatible (Chat Completions and Responses) and Anthropic Messages HTTP
+ * proxy that fits every chat request to the upstream model's window before it goes upstream.
  */
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
@@ -16,6 +16,7 @@ import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 import { WorkLane } from './screen-chat-body.js';
 import { exchangeListener } from './serve-exchange.js';
+import { FITTED_APIS, UNFITTED_APIS } from './unfitted-apis.js';
 import { createUpstreamAgents } from './upstream-request.js';
 import { DEFAULT_UPSTREAM_TIMEOUTS, TIMEOUT_SETTINGS, type UpstreamTimeouts } from './upstream-timeouts.js';
 
@@ -30,7 +31,10 @@ export interface ProxyOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
-  /** `anthropic`: `/v1/messages` is fitted too, as Anthropic Messages. Default `openai`. */
+  /**
+   * The upstream's own format, for its limits (`anthropic`: the Anthropic catalog). `/v1/messages`
+   * is fitted as Anthropic Messages in either case. Default `openai`.
+   */
   upstreamFormat?: RequestFormat;
   /** A store, or a spec for {@link openProxyStore} (`memory`, `sqlite[:PATH]`, `redis://…`). Default `memory`. */
   store?: ProxyStore | string;
@@ -82,8 +86,10 @@ function resolveTimeouts(
 }
 
 /**
- * Starts the proxy. Every `POST /v1/chat/completions` (and, with `upstreamFormat: 'anthropic'`,
- * `POST /v1/messages`) is fitted to the upstream model's window and sent; an upstream overflow is
+ * Starts the proxy. Every `POST /v1/chat/completions`, `POST /v1/responses` and `POST /v1/messages`
+ * is fitted to the upstream model's window and sent (the counting endpoints answer for the fitted
+ * request); Gemini and the other APIs of `UNFITTED_APIS` pass through with
+ * `x-spillway-fit: passthrough; api=…`; an upstream overflow is
  * recovered and retried once; what cannot fit is answered 400 `context_length_exceeded`. Every other
  * path is forwarded unchanged. Responses carry `x-spillway-estimate`, `x-spillway-budget`,
  * `x-spillway-pruned-turns` and `x-spillway-recovery`; `GET /healthz` and `GET /metrics` report.
@@ -150,6 +156,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const boundPort = typeof address === 'object' && address !== null ? address.port : port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
   log({ level: 'info', event: 'listening', url, upstream: upstreamRoot, store: store.kind });
+  log({
+    level: 'info',
+    event: 'apis',
+    message:
+      'requests to the passed-through APIs and Responses requests with previous_response_id go upstream unfitted (x-spillway-fit says so on each answer)',
+    fitted: [...FITTED_APIS],
+    passed_through: UNFITTED_APIS.map((api) => api.description),
+  });
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -5,25 +5,38 @@
  */
 import { type ChatRequest, type Summarizer, writeRequest } from '../core/index.js';
 import { ProviderError, safeHeaders } from '../providers/index.js';
-import { type Exchange, type ProxyRuntime, upstreamUrl } from './proxy-runtime.js';
-import { forwardedRequestHeaders, readResponseBody, sendUpstream } from './upstream-request.js';
+import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
+import { readResponseBody, sendUpstream } from './upstream-request.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks. */
+/**
+ * The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks, the
+ * Responses API's `output` message items (`output_text` parts).
+ */
 function replyText(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
   const blocks = (value: unknown): string | undefined =>
     Array.isArray(value)
       ? value
-          .filter((block) => isRecord(block) && block.type === 'text' && typeof block.text === 'string')
+          .filter(
+            (block) =>
+              isRecord(block) &&
+              (block.type === 'text' || block.type === 'output_text') &&
+              typeof block.text === 'string',
+          )
           .map((block) => (block as { text: string }).text)
           .join('')
       : typeof value === 'string'
         ? value
         : undefined;
+  if (Array.isArray(body.output))
+    return body.output
+      .map((item) => (isRecord(item) && item.type === 'message' ? blocks(item.content) : undefined))
+      .filter((text): text is string => text !== undefined)
+      .join('');
   if (Array.isArray(body.choices)) {
     const message = isRecord(body.choices[0]) ? body.choices[0].message : undefined;
     return isRecord(message) ? blocks(message.content) : undefined;
@@ -65,17 +78,9 @@ export function createUpstreamSummarizer({
     const body = Buffer.from(JSON.stringify(wire));
     const started = performance.now();
     try {
-      const response = await sendUpstream({
-        url: upstreamUrl(runtime, exchange.path),
-        method: 'POST',
-        headers: {
-          ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
-          'content-type': 'application/json',
-        },
-        body,
-        signal: signal ?? exchange.signal,
-        agents: runtime.agents,
-      });
+      const response = await sendUpstream(
+        upstreamJsonPost(runtime, exchange, body, signal ?? exchange.signal),
+      );
       const text = (await readResponseBody(response)).toString('utf8');
       const status = response.statusCode ?? 502;
       if (status >= 300)

@@ -33,7 +33,8 @@ export type ContentClass = (typeof CONTENT_CLASSES)[number];
 
 export interface CorpusSample {
   id: string;
-  contentClass: ContentClass;
+  /** A {@link ContentClass}, or a real-file kind (`file_map`…) or a script (`script_armenian`…). */
+  contentClass: string;
   text: string;
 }
 

@@ -136,7 +136,8 @@ describe('spillway chat -p', () => {
   }) => {
     const cwd = project({ base_url: `${emulator.url}/v1`, model: MODEL });
     const prompt = 'Please review this paste: '.padEnd(40_000, ' lorem ipsum dolor');
-    const { status, stderr } = await chat(cwd, ['--context-length', '2048', '-p', prompt]);
+    // The server reports 32,768; a hard limit is the user's word over it.
+    const { status, stderr } = await chat(cwd, ['--hard-context-length', '2048', '-p', prompt]);
     expect(status).toBe(3);
     const { plain, error } = errorOf(stderr);
     expect(plain).toMatch(/^spillway chat: .*your message was not kept$/);
@@ -150,7 +151,7 @@ describe('spillway chat -p', () => {
     const { error } = JSON.parse(stderr.trim());
     expect(error.code).toBe('invalid_config');
     expect(error.message).toBe(
-      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, reserve, safety_ratio, summary_max_tokens, overflow_patterns, mcp_servers, deferred_tools, max_iterations, system_prompt, command_timeout_seconds, prices`,
+      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, ollama_num_ctx, reserve, safety_ratio, summary_max_tokens, overflow_patterns, mcp_servers, deferred_tools, max_iterations, system_prompt, command_timeout_seconds, prices`,
     );
   });
 

@@ -35,11 +35,12 @@ async function setup(script: Script, { resume, store }: { resume?: string; store
   open.push(emulator);
   const root = project();
   const chat = await openChatSession({
-    // The config claims a 128k window (so nothing is compressed or pruned); the server enforces 16k.
+    // The config claims a 128k window, marked hard so that it wins over the 16k the server reports
+    // (nothing is compressed or pruned); the server enforces 16k and says so in its rejection.
     config: parseChatConfig({
       base_url: `${emulator.url}/v1`,
       model: MODEL,
-      context_length: 131_072,
+      context_length: { value: 131_072, hard: true },
       output_cap: 6_000,
     }),
     flags: { store: store ?? join(root, 'sessions.db'), ...(resume ? { resume } : {}) },

@@ -56,7 +56,8 @@ beforeAll(async () => {
     JSON.stringify({
       base_url: `${emulator.url}/v1`,
       model: MODEL,
-      context_length: 131_072,
+      // A hard window over the 16,000 the server reports, so that its rejection is what teaches it.
+      context_length: { value: 131_072, hard: true },
       output_cap: 6_000,
     }),
   );
@@ -97,7 +98,10 @@ describe('spillway chat in a terminal', () => {
       expect(readFileSync(join(project, 'note.txt'), 'utf8')).toBe('Three test logs.\n');
 
       type('chat', '/limits');
-      await waitFor('chat', /window\s+16,000\s+learned from an overflow error \(config said 131,072\)/);
+      await waitFor(
+        'chat',
+        /window\s+16,000\s+stated by the provider in an error, over 131,072 \(config, marked hard\)/,
+      );
 
       type('chat', 'Run the slow check.');
       const deadline = Date.now() + 30_000;

@@ -34,6 +34,24 @@ describe('spillway estimate', () => {
   });
 });
 
+describe('spillway estimate --exact', () => {
+  it('counts with the model’s own tokenizer and says which counter counted', () => {
+    const estimated = JSON.parse(spillway(['estimate', example]).stdout);
+    const { status, stdout } = spillway(['estimate', example, '--exact']);
+    expect(status).toBe(0);
+    const exact = JSON.parse(stdout);
+    expect(exact.counter).toEqual({ name: 'gpt-tokenizer/o200k', exact: true });
+    expect(exact.by_class.prose + exact.by_class.dense + exact.by_class.overhead).toBe(exact.tokens);
+    expect(exact.tokens).toBeLessThan(estimated.tokens);
+  });
+
+  it('names the estimator when the model has no exact tokenizer', () => {
+    const body = JSON.stringify({ model: 'glm-4.6', messages: [{ role: 'user', content: 'hi' }] });
+    const output = JSON.parse(spillway(['estimate', '-', '--exact'], body).stdout);
+    expect(output.counter).toEqual({ name: 'spillway-estimator/conservative', exact: false });
+  });
+});
+
 describe('spillway fit', () => {
   it('fits the example into a 16k window, compressing old tool results and pruning when that is not enough', () => {
     const { status, stdout } = spillway(['fit', example, '--context-length', '16384']);

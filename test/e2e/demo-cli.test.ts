@@ -48,7 +48,7 @@ describe('spillway demo', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs']);
+    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned']);
     expect(report.profile).toBe('litellm-vllm');
     expect(report.turns).toBe(30);
     expect(Object.keys(report.runs)).toEqual(['plain', 'spillway']);
@@ -68,6 +68,38 @@ describe('spillway demo', () => {
     expect(fitted.provider_calls).toBeGreaterThanOrEqual(30);
   });
 
+  it.concurrent('learns the window vLLM enforces behind LiteLLM before the session, and grows prompts past the plain run’s failure point', async ({
+    expect,
+  }) => {
+    const { status, stdout } = await spillway([
+      'demo',
+      '--profile',
+      'litellm-vllm',
+      '--turns',
+      '16',
+      '--json',
+    ]);
+    expect(status).toBe(0);
+    const report = JSON.parse(stdout);
+    const { spillway: fitted } = report.runs;
+    expect(fitted.turns_completed).toBe(16);
+    expect(fitted.stuck).toBe(false);
+    // The advertised 9,600 capped every prompt at 6,252 tokens; the window vLLM states lets them
+    // grow past 21,000 − 9,600 = 11,400, where the plain run fails.
+    expect(fitted.prompt_tokens_max).toBeGreaterThan(11_400);
+    const rejections = fitted.overflows.context + fitted.overflows.budget + fitted.overflows.output_cap;
+    expect(rejections).toBeLessThanOrEqual(1);
+    expect(report.limits).toMatchObject({
+      context_length: 21_000,
+      source: { context_length: 'probed' },
+      figures: [
+        { source: 'probed', context_length: 21_000 },
+        { source: 'claimed:/model/info', context_length: 9_600, output_cap: 9_600 },
+      ],
+      notices: [{ kind: 'limit_overridden', figure: 'context_length', value: 21_000, source: 'probed' }],
+    });
+  });
+
   it.concurrent('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async ({
     expect,
   }) => {
@@ -85,6 +117,9 @@ describe('spillway demo', () => {
       /plain: stuck at turn \d+: prompt [\d,]+ \+ max_tokens 9,600 = [\d,]+ > the 21,000-token window/,
     );
     expect(stdout).toContain('spillway: completed all 12 turns');
+    expect(stdout).toContain(
+      "spillway's limits: window 21,000 (stated by the server in answer to Spillway's probe)",
+    );
     expect(stdout).toContain(`report: ${report}`);
     expect(readFileSync(report, 'utf8')).toContain('<svg id="chart"');
   });

@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, startProxy } from '../../src/proxy/index.js';
 import { recordHostile, writeHostileResults } from '../support/hostile-results.js';
+import { startJsonUpstream } from '../support/json-upstream.js';
 import { rawRequest, startUpload } from '../support/raw-http.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -69,10 +70,11 @@ describe('request lines the URL parser rejects', () => {
       answered++;
     }
     const health = await fetch(`${proxy.url}/healthz`);
-    expect(health.status).toBe(200);
+    const crashes = health.status === 200 ? 0 : 1;
+    expect(crashes).toBe(0);
     expect(logs.filter((entry) => entry.event === 'internal_error')).toEqual([]);
     expect(proxy.metrics.requests.value({ route: 'invalid', status: '400' })).toBe(BAD_TARGETS.length * 2);
-    recordHostile('request_lines', { sent: answered, answered, crashes: 0 });
+    recordHostile('request_lines', { sent: answered, answered, crashes });
   });
 
   it('are answered 400 by the emulator, which keeps serving', async () => {
@@ -85,6 +87,33 @@ describe('request lines the URL parser rejects', () => {
     const models = await fetch(`${emulator.url}/v1/models`);
     expect(models.status).toBe(200);
     recordHostile('request_lines', { sent: BAD_TARGETS.length, answered: BAD_TARGETS.length });
+  });
+});
+
+describe('hostile paths', () => {
+  it('never leave the upstream base path, however they are spelled', async () => {
+    const upstream = await startJsonUpstream();
+    open.push(upstream);
+    const proxy = await startProxy({ upstream: `${upstream.url}/api`, port: 0, store: 'memory' });
+    open.push(proxy);
+    const targets = [
+      '/../../etc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/v1/..%2f..%2f..%2fetc/passwd',
+      '/v1/models/..\\..\\secret',
+      '//evil.example/v1/models',
+      'http://evil.example/v1/models',
+      '/v1/models?next=http://evil.example/',
+      `/${'%2e%2e/'.repeat(200)}x`,
+    ];
+    for (const target of targets) {
+      const reply = await rawRequest(proxy.port, line('GET', target));
+      expect(reply.status, target).toBeGreaterThanOrEqual(200);
+    }
+    expect(upstream.seen).toHaveLength(targets.length);
+    const left = upstream.seen.filter((seen) => !seen.startsWith('/api/'));
+    expect(left).toEqual([]);
+    recordHostile('request_lines', { hostile_paths: targets.length, left_base_path: left.length });
   });
 });
 
@@ -117,8 +146,13 @@ describe('a client that aborts its upload', () => {
     await aborted;
     expect(logs.filter((entry) => entry.event === 'client_aborted')).toHaveLength(3);
     expect(logs.filter((entry) => entry.event === 'internal_error')).toEqual([]);
-    expect(proxy.metrics.requests.value({ route: 'chat_completions', status: '200' })).toBe(0);
+    const countedAs200 = proxy.metrics.requests.value({ route: 'chat_completions', status: '200' });
+    expect(countedAs200).toBe(0);
     expect(proxy.metrics.requests.value({ route: 'chat_completions', status: '500' })).toBe(0);
-    recordHostile('upload_aborts', { sent: 3, logged_client_aborted: 3, counted_as_200: 0 });
+    recordHostile('upload_aborts', {
+      sent: 3,
+      logged_client_aborted: logs.filter((entry) => entry.event === 'client_aborted').length,
+      counted_as_200: countedAs200,
+    });
   });
 });

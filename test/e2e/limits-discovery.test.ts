@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../src/emulator/index.js';
-import { DiscoveryCache, discoverLimits, resolveLimits } from '../../src/models/index.js';
+import { DiscoveryCache, discoverLimits, probeLimits, resolveLimits } from '../../src/models/index.js';
 
 const running: Emulator[] = [];
 const servers: Server[] = [];
@@ -73,7 +73,7 @@ describe('discovery against the emulators', () => {
     });
     expect(limits).toMatchObject({
       contextLength: 12_288,
-      source: { contextLength: 'discovery:/v1/models', outputCap: 'fallback' },
+      source: { contextLength: 'discovered:/v1/models', outputCap: 'fallback' },
       discovery: { server: 'vllm', endpoint: '/v1/models' },
     });
   });
@@ -88,17 +88,55 @@ describe('discovery against the emulators', () => {
     expect(limits).toMatchObject({
       contextLength: 2_048,
       outputCap: 512,
-      source: { contextLength: 'discovery:/props', outputCap: 'discovery:/props' },
+      source: { contextLength: 'discovered:/props', outputCap: 'discovered:/props' },
     });
   });
 
-  it('LiteLLM over vLLM: what /model/info advertises', async () => {
+  it('LiteLLM over vLLM: what /model/info claims, and the window vLLM states in answer to the probe', async () => {
     const emulator = await start({ profile: 'litellm-vllm', scale: 0.1 });
-    const limits = await resolveLimits({ model: 'glm5.2', baseUrl: `${emulator.url}/v1`, cache: false });
-    expect(limits).toMatchObject({
+    const baseUrl = `${emulator.url}/v1`;
+    const claimed = await resolveLimits({ model: 'glm5.2', baseUrl, cache: false, probe: false });
+    expect(claimed).toMatchObject({
       contextLength: 9_600,
       outputCap: 9_600,
-      source: { contextLength: 'discovery:/model/info', outputCap: 'discovery:/model/info' },
+      source: { contextLength: 'claimed:/model/info', outputCap: 'claimed:/model/info' },
+      discovery: { server: 'litellm', claimed: true, backend: 'hosted_vllm' },
+    });
+    expect(emulator.requests.filter((request) => request.path === '/v1/chat/completions')).toEqual([]);
+    const probed = await resolveLimits({ model: 'glm5.2', baseUrl, cache: false });
+    expect(probed).toMatchObject({
+      contextLength: 21_000,
+      outputCap: 9_600,
+      source: { contextLength: 'probed', outputCap: 'claimed:/model/info' },
+      probe: { result: 'stated', status: 400, contextLength: 21_000 },
+    });
+    // One probe, rejected before anything was generated.
+    expect(emulator.requests.filter((request) => request.path === '/v1/chat/completions')).toMatchObject([
+      { status: 400, overflow: 'output_cap', stream: true, maxTokens: 1_000_000_000 },
+    ]);
+  });
+
+  it('every vLLM release states its window in rejecting the probe, directly and through LiteLLM', async () => {
+    for (const wording of ['v0', 'v1', 'v2', 'v3', 'sglang']) {
+      const vllm = await start({ profile: 'vllm', wording, contextLength: 12_288 });
+      const direct = await probeLimits({ baseUrl: `${vllm.url}/v1`, model: 'Qwen/Qwen2.5-7B-Instruct' });
+      expect(direct).toMatchObject({ result: 'stated', status: 400, contextLength: 12_288 });
+      const litellm = await start({ profile: 'litellm-vllm', wording, contextLength: 12_288 });
+      const wrapped = await probeLimits({ baseUrl: litellm.url, model: 'glm5.2' });
+      expect(wrapped).toMatchObject({ result: 'stated', status: 400, contextLength: 12_288 });
+    }
+  });
+
+  it('a server that does not validate max_tokens starts a reply, and the probe cuts it at the first event', async () => {
+    const llamacpp = await start({ profile: 'llamacpp' });
+    expect(await probeLimits({ baseUrl: llamacpp.url, model: 'any' })).toEqual({
+      result: 'accepted',
+      status: 200,
+    });
+    const ollama = await start({ profile: 'ollama' });
+    expect(await probeLimits({ baseUrl: `${ollama.url}/v1`, model: 'qwen2.5:7b' })).toEqual({
+      result: 'accepted',
+      status: 200,
     });
   });
 
@@ -111,7 +149,8 @@ describe('discovery against the emulators', () => {
       cache: false,
     });
     expect(limits.contextLength).toBe(21_000);
-    expect(limits.source).toEqual({ contextLength: 'learned', outputCap: 'discovery:/model/info' });
+    expect(limits.source).toEqual({ contextLength: 'stated', outputCap: 'claimed:/model/info' });
+    expect(limits.probe).toBeUndefined();
   });
 
   it('Ollama: the num_ctx in force from /api/show, not the trained context length', async () => {
@@ -132,7 +171,7 @@ describe('discovery against the emulators', () => {
     const baseUrl = await lmStudio();
     expect(await resolveLimits({ model: 'qwen2.5-7b-instruct', baseUrl, cache: false })).toMatchObject({
       contextLength: 8_192,
-      source: { contextLength: 'discovery:/api/v0/models' },
+      source: { contextLength: 'discovered:/api/v0/models' },
       discovery: { server: 'lmstudio', trainedContextLength: 32_768 },
     });
   });
@@ -159,19 +198,27 @@ describe('discovery against the emulators', () => {
       model: 'qwen2.5-7b',
       contextLength: 8_192,
       source: { contextLength: 'fallback', outputCap: 'fallback' },
+      figures: { contextLength: [], outputCap: [] },
     });
   });
 
-  it('an unreachable server means no discovery and no error', async () => {
+  it('an unreachable server is no discovery and an error of that source; the catalog still answers', async () => {
     const emulator = await start({ profile: 'vllm' });
     const url = emulator.url;
     await emulator.close();
     expect(
       await discoverLimits({ baseUrl: url, model: 'Qwen/Qwen2.5-7B-Instruct', cache: false }),
     ).toBeUndefined();
-    expect((await resolveLimits({ model: 'gpt-4o', baseUrl: url, cache: false })).source.contextLength).toBe(
-      'catalog',
-    );
+    const limits = await resolveLimits({ model: 'gpt-4o', baseUrl: url, cache: false });
+    expect(limits.source.contextLength).toBe('catalog');
+    expect(limits.errors).toEqual([
+      {
+        source: 'discovery',
+        code: 'unreachable',
+        baseUrl: url,
+        message: expect.stringContaining('ECONNREFUSED'),
+      },
+    ]);
   });
 
   it('asks a server once per cache lifetime', async () => {

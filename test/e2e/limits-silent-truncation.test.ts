@@ -89,7 +89,7 @@ describe('silent truncation against the ollama emulator', () => {
       cache: false,
     });
     reopened.close();
-    expect(limits.source.contextLength).toBe('learned');
+    expect(limits.source.contextLength).toBe('stated');
     expect(limits.contextLength).toBe(manager.windowFor(MODEL));
   });
 
@@ -101,7 +101,7 @@ describe('silent truncation against the ollama emulator', () => {
     });
     running.push(ollama);
     const limits = await resolveLimits({ model: MODEL, baseUrl: `${ollama.url}/v1`, cache: false });
-    expect(limits.source.contextLength).toBe('discovery:/api/show');
+    expect(limits.source.contextLength).toBe('discovered:/api/show');
     const events: LoopEvent[] = [];
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${ollama.url}/v1` }),

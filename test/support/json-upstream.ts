@@ -22,6 +22,8 @@ export interface JsonUpstream {
   url: string;
   /** Chat requests received (counted when their body was read). */
   chats: { bytes: number }[];
+  /** The request target of every request received, in order. */
+  seen: string[];
   /** Connections accepted. */
   connections(): number;
   close(): Promise<void>;
@@ -44,9 +46,11 @@ export async function startJsonUpstream({
   chat?: ChatBehaviour;
 } = {}): Promise<JsonUpstream> {
   const chats: { bytes: number }[] = [];
+  const seen: string[] = [];
   const sockets = new Set<Socket>();
   let accepted = 0;
   const server = createServer((request, response) => {
+    seen.push(request.url ?? '');
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -77,6 +81,7 @@ export async function startJsonUpstream({
   return {
     url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
     chats,
+    seen,
     connections: () => accepted,
     close: () =>
       new Promise<void>((resolve) => {

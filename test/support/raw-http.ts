@@ -26,10 +26,14 @@ function parseReply(text: string): RawReply {
   return { status, headers, body: end === -1 ? '' : text.slice(end + 4) };
 }
 
-/** Sends `bytes` on a new connection to `port` and resolves with what came back once it closes. */
+/**
+ * Sends `bytes` on a new connection to `port` and resolves with what came back once the server
+ * closes it (send `Connection: close`). The client never half-closes: a server may take a FIN as the
+ * client giving up.
+ */
 export function rawRequest(port: number, bytes: string | Buffer): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (error: NodeJS.ErrnoException) => {

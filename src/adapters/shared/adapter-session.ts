@@ -93,7 +93,8 @@ export class AdapterSession {
     const limits =
       model === ''
         ? { contextLength, outputCap }
-        : await resolveLimits({ model, provider, config: { contextLength, outputCap } });
+        : // The caller's figures replace the catalog's: the adapter's options are the user's word.
+          await resolveLimits({ model, provider, hard: { contextLength, outputCap } });
     const driver = new ConversationDriver({
       ...(model === '' ? {} : { model }),
       ...(limits.contextLength === undefined ? {} : { contextLength: limits.contextLength }),

@@ -8,14 +8,15 @@ import {
 } from '../../chat/index.js';
 import { loadChatConfig } from '../../config/chat-config.js';
 import type { Command } from '../command.js';
-import { choiceFlag, EXIT_OK, integerFlag, reportError } from '../io.js';
+import { choiceFlag, EXIT_OK, reportError } from '../io.js';
+import { limitFlags } from './limit-flags.js';
 
 export const chatCommand: Command = {
   summary:
     'an agent in the terminal against any OpenAI-compatible or Anthropic endpoint, kept inside its window',
   usage: `usage: spillway chat [--base-url URL] [--model ID] [--format openai|anthropic] [--config FILE]
-                     [--resume ID] [-p PROMPT [--yes] [--json]] [--context-length N] [--output-cap N]
-                     [--store FILE]
+                     [--resume ID] [-p PROMPT [--yes] [--json]] [--context-length N | --hard-context-length N]
+                     [--output-cap N | --hard-output-cap N] [--store FILE]
 
 An interactive coding agent with built-in tools (read_file, list_directory, search_text, write_file,
 edit_file, run_command; the last three ask first, with a preview) and the MCP servers of the config.
@@ -30,7 +31,10 @@ store. Text piped in is run as the prompt (echo "Summarize README.md" | spillway
   -p, --print PROMPT   run one task and print the answer; write_file, edit_file and run_command are refused
   --yes                with -p (or piped input): allow write_file, edit_file and run_command without asking
   --json               with -p: print {"session_id","reason","text","usage"}
-  --context-length N   the window (wins over discovery); --output-cap N the reply cap
+  --context-length N   the window when nothing else states it (the server, a gateway, the catalog);
+                       --output-cap N the reply cap, likewise
+  --hard-context-length N, --hard-output-cap N
+                       limits that win over everything, what the server states included
   --store FILE         the session database (default $SPILLWAY_STORE, else ~/.local/share/spillway/sessions.db)
 
 API key: the config's api_key, else SPILLWAY_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY.
@@ -47,6 +51,8 @@ a line ending in \\ continues; Ctrl+C cancels a reply.`,
     json: { type: 'boolean' },
     'context-length': { type: 'string' },
     'output-cap': { type: 'string' },
+    'hard-context-length': { type: 'string' },
+    'hard-output-cap': { type: 'string' },
     store: { type: 'string' },
   },
   async run({ values }) {
@@ -57,14 +63,14 @@ a line ending in \\ continues; Ctrl+C cancels a reply.`,
       'openai',
       'anthropic',
     ] as const);
-    const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
-    const outputCap = integerFlag(values['output-cap'] as string | undefined, 'output-cap');
+    const { config: soft, hard } = limitFlags(values);
     const flags = {
       ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] as string }),
       ...(values.model === undefined ? {} : { model: values.model as string }),
       ...(format === undefined ? {} : { format }),
-      ...(contextLength === undefined ? {} : { contextLength }),
-      ...(outputCap === undefined ? {} : { outputCap }),
+      ...soft,
+      ...(hard.contextLength === undefined ? {} : { hardContextLength: hard.contextLength }),
+      ...(hard.outputCap === undefined ? {} : { hardOutputCap: hard.outputCap }),
       ...(values.store === undefined ? {} : { store: values.store as string }),
       ...(values.resume === undefined ? {} : { resume: values.resume as string }),
     };

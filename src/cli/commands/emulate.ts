@@ -1,5 +1,11 @@
 import { SpillwayError } from '../../core/index.js';
-import { PROFILE_NAMES, parseFaults, parseScript, startEmulator } from '../../emulator/index.js';
+import {
+  genericAgentScript,
+  PROFILE_NAMES,
+  parseFaults,
+  parseScript,
+  startEmulator,
+} from '../../emulator/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, parseJson, readInput, untilStopped } from '../io.js';
 
@@ -20,14 +26,19 @@ Runs an HTTP server that behaves like a real inference server: it counts prompt 
 tokenizer through the Qwen 2.5 chat template, enforces the window and output cap, and rejects
 requests with the error bodies the real server sends. Replies come from a scripted model (by
 default a coding agent that calls read_file, search and run; requests from spillway chat get a
-script that lists the project, reads a file it saw, searches for a word of the prompt and answers).
+script that lists the project, reads a file it saw, searches for a word of the prompt and answers;
+requests that offer a real client's shell tool (Claude Code, Codex, opencode, pi, Gemini CLI) get
+the generic agent, which reads the files the prompt names and writes their line counts).
+Serves POST /v1/responses (openai, vllm, litellm-vllm) and the counting endpoints
+POST /v1/responses/input_tokens and POST /v1/messages/count_tokens (anthropic).
 
 profiles: ${PROFILE_NAMES.join(', ')}
   --context-length N   the enforced window (max_model_len, n_ctx, num_ctx…)
   --output-cap N       the output cap (OpenAI/Anthropic reject above it, others clamp)
   --scale F            litellm-vllm: scale the advertised 96,000/96,000 and enforced 210,000
   --wording W          vllm, litellm-vllm: v0, v1, v2, v3 (default), sglang; llamacpp: v1, v2 (default), v3
-  --script FILE        scripted replies (JSON); --faults FILE fault rules (JSON); --seed N
+  --script FILE        scripted replies (JSON), or "generic": the agent that drives real clients
+                       with the shell and read tools they offer; --faults FILE fault rules (JSON); --seed N
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.`,
   options: {
@@ -65,7 +76,9 @@ Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SI
       script:
         scriptPath === undefined
           ? undefined
-          : parseScript(parseJson(await readInput(scriptPath, 'script'), 'the script')),
+          : scriptPath === 'generic'
+            ? genericAgentScript()
+            : parseScript(parseJson(await readInput(scriptPath, 'script'), 'the script')),
       faults:
         faultsPath === undefined
           ? undefined

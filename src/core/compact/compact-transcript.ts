@@ -4,13 +4,16 @@
  * the model when a summarizer is given, else by the non-LLM fallback; the newest turns stay verbatim.
  */
 import { computeBudget, FALLBACK_CONTEXT_LENGTH } from '../budget/index.js';
+import { SpillwayError } from '../errors/index.js';
 import { createEstimator, EstimateCache, tokenizerFamilyOf } from '../tokens/index.js';
-import type {
-  ChatRequest,
-  Message,
-  RequestFormat,
-  ToolDefinition,
-  UserMessage,
+import {
+  type ChatRequest,
+  type Message,
+  type RequestFormat,
+  requireMessages,
+  requireObject,
+  type ToolDefinition,
+  type UserMessage,
 } from '../transcript/index.js';
 import { compactionLayout, compactionUnits } from './compaction-layout.js';
 import { fallbackDigest } from './fallback-digest.js';
@@ -113,6 +116,13 @@ function defaultEstimator(model: string | undefined): RequestEstimator {
  * if (result.ok) history = result.messages; // store.applyCompaction(…) keeps result.removed
  */
 export async function compactTranscript(options: CompactTranscriptOptions): Promise<CompactionResult> {
+  requireObject(options, 'compactTranscript', 'options { messages, summarize, window }');
+  requireMessages(options.messages, 'compactTranscript');
+  if (options.summarize !== undefined && typeof options.summarize !== 'function')
+    throw new SpillwayError(
+      'invalid_argument',
+      'compactTranscript: summarize must be a function that sends a summary request (or absent, for the non-LLM digest)',
+    );
   const { messages, model, summarize, signal, summaryMaxTokens, recallId = 1 } = options;
   const tools = options.tools ?? [];
   const window = options.window ?? FALLBACK_CONTEXT_LENGTH;

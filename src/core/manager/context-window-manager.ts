@@ -40,6 +40,8 @@ import {
   type ChatRequest,
   digestItems,
   type Message,
+  requireChatRequest,
+  requireObject,
   splitTurns,
   type UserMessage,
   validatePairing,
@@ -270,7 +272,7 @@ export class ContextWindowManager {
    * tool calls and results do not pair up.
    */
   fit(request: ChatRequest): FitResult {
-    checkRequest(request);
+    requireChatRequest(request, 'fit');
     assertPairing(request.messages);
     const model = request.model ?? this.#options.model;
     const cache = this.#cacheFor(model);
@@ -468,6 +470,7 @@ export class ContextWindowManager {
    * the count anchors nothing, and the notice is returned (and sent as a `notice` event).
    */
   observe(usage: UsageReport): ManagerNotice | undefined {
+    requireObject(usage, 'observe', 'the usage the provider reported: { promptTokens: usage.prompt_tokens }');
     const last = this.#last;
     if (!last || !(usage.promptTokens > 0)) return undefined;
     const truncation = this.#detectTruncation(last, usage.promptTokens);
@@ -769,6 +772,7 @@ export class ContextWindowManager {
     this.#headKey = key;
   }
 }
+<<<<<<< HEAD
 
 /** A clear error for what is not a normalized request (a wire body, say), instead of a TypeError later. */
 function checkRequest(request: ChatRequest): void {
@@ -795,3 +799,5 @@ function toolsKey(tools: readonly object[]): string {
   }
   return key;
 }
+=======
+>>>>>>> integration

@@ -238,7 +238,16 @@ function genericMatch(text: string, events: string, status: number | undefined):
  * // { kind: 'context', window: 200000, input: 208310, pattern: 'anthropic-prompt-too-long' }
  */
 export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo {
-  const { status, body, error, lastEstimate, window, patterns = [], catalog = OVERFLOW_CATALOG } = options;
+  // Nothing to classify (a caller passing no options) is no overflow, as an empty body is.
+  const {
+    status,
+    body,
+    error,
+    lastEstimate,
+    window,
+    patterns = [],
+    catalog = OVERFLOW_CATALOG,
+  } = options ?? ({} as ClassifyOverflowOptions);
   const evidence = collectEvidence(body, error);
   const raw = capScanText(evidence.texts.join('\n'));
   const events = errorEventsOf(raw);

@@ -38,6 +38,10 @@ export const FEATURES = [
   'hangul',
   'astral',
   'other_bmp',
+  'two_byte_other',
+  'space_before_script',
+  'hangul_run_tail',
+  'latin_join',
 ] as const;
 
 export const FEATURE_COUNT = FEATURES.length;
@@ -72,6 +76,10 @@ const IDEOGRAPH = 25;
 const HANGUL = 26;
 const ASTRAL = 27;
 const OTHER_BMP = 28;
+const TWO_BYTE_OTHER = 29;
+const SPACE_BEFORE_SCRIPT = 30;
+const HANGUL_TAIL = 31;
+const LATIN_JOIN = 32;
 
 // The previous character's kind, for the run-based features.
 const OTHER = 0;
@@ -80,6 +88,8 @@ const UPPER = 2;
 const DIGIT_KIND = 3;
 const PUNCT_KIND = 4;
 const SPACE_KIND = 5;
+const HANGUL_KIND = 6;
+const LATIN_KIND = 7;
 
 /** ASCII vowels (y included): a letter run without them is rare in words and common in random ids. */
 const VOWEL = new Uint8Array(128);
@@ -104,12 +114,13 @@ export interface FeatureScanState {
   digitRun: number;
   run: number;
   consonants: number;
+  hangulRun: number;
 }
 
 /** Starts the scan of one segment: counts it, and returns the state its first range starts from. */
 export function startFeatureScan(counts: Float64Array): FeatureScanState {
   counts[SEGMENT]! += 1;
-  return { prev: OTHER, digitRun: 0, run: 0, consonants: 0 };
+  return { prev: OTHER, digitRun: 0, run: 0, consonants: 0, hangulRun: 0 };
 }
 
 /** Ends the scan of one segment: closes the letter run it ended in. */
@@ -129,7 +140,7 @@ export function scanFeatures(
   start: number,
   end: number,
 ): number {
-  let { prev, digitRun, run, consonants } = state;
+  let { prev, digitRun, run, consonants, hangulRun } = state;
   let index = start;
   for (; index < end; index++) {
     const code = text.charCodeAt(index);
@@ -147,6 +158,7 @@ export function scanFeatures(
         } else if (prev !== LOWER && prev !== UPPER) {
           run = 0;
           consonants = 0;
+          if (prev === LATIN_KIND) counts[LATIN_JOIN]! += 1;
         }
         run++;
         if (VOWEL[code] === 1) consonants = 0;
@@ -179,10 +191,23 @@ export function scanFeatures(
       }
       continue;
     }
-    if (prev === LOWER || prev === UPPER) closeRun(counts, run);
-    prev = OTHER;
+    // A letter with a diacritic inside an ASCII word splits it: the pieces on either side are
+    // tokens of their own more often than whole words are.
+    if (prev === LOWER || prev === UPPER) {
+      closeRun(counts, run);
+      if (code < 0x250) counts[LATIN_JOIN]! += 1;
+    }
+    // Beyond Cyrillic, the space before a letter is often a token of its own (the vocabularies hold
+    // few " x" merges for these scripts): it is counted apart from the spaces of Latin text.
+    if (code >= 0x530 && prev === SPACE_KIND && text.charCodeAt(index - 1) === 0x20) {
+      counts[SPACE]! -= 1;
+      counts[SPACE_BEFORE_SCRIPT]! += 1;
+    }
+    if (prev !== HANGUL_KIND) hangulRun = 0;
+    prev = code < 0x250 ? LATIN_KIND : OTHER;
     if (code < 0x250) counts[LATIN]! += 1;
-    else if (code < 0x800) counts[TWO_BYTE]! += 1;
+    else if (code < 0x530) counts[TWO_BYTE]! += 1;
+    else if (code < 0x800) counts[TWO_BYTE_OTHER]! += 1;
     else if (code < 0x1100) counts[THREE_BYTE]! += 1;
     else if (code < 0x1200) counts[HANGUL]! += 1;
     else if (code < 0x2000) counts[THREE_BYTE]! += 1;
@@ -194,8 +219,13 @@ export function scanFeatures(
     else if (code < 0x4e00) counts[OTHER_BMP]! += 1;
     else if (code < 0xa000) counts[IDEOGRAPH]! += 1;
     else if (code < 0xac00) counts[OTHER_BMP]! += 1;
-    else if (code < 0xd7b0) counts[HANGUL]! += 1;
-    else if (code < 0xd800) counts[OTHER_BMP]! += 1;
+    else if (code < 0xd7b0) {
+      // Korean words run two to four syllables between spaces; longer unbroken runs are rarer
+      // words or tables, which tokenize closer to bytes.
+      counts[HANGUL]! += 1;
+      if (++hangulRun > 4) counts[HANGUL_TAIL]! += 1;
+      prev = HANGUL_KIND;
+    } else if (code < 0xd800) counts[OTHER_BMP]! += 1;
     else if (code < 0xdc00) {
       // A high surrogate: with its low surrogate it is one astral code point (4 UTF-8 bytes).
       const low = text.charCodeAt(index + 1);
@@ -210,6 +240,7 @@ export function scanFeatures(
   state.digitRun = digitRun;
   state.run = run;
   state.consonants = consonants;
+  state.hangulRun = hangulRun;
   return index;
 }
 
@@ -240,4 +271,8 @@ export const BYTE_LENGTH_CAP: Readonly<Partial<Record<(typeof FEATURES)[number],
   hangul: 3,
   astral: 4,
   other_bmp: 3,
+  two_byte_other: 2,
+  hangul_run_tail: 3,
+  // The space before a letter of another script: one byte.
+  space_before_script: 1,
 };

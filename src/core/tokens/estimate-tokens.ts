@@ -1,4 +1,11 @@
-import type { ChatRequest, Message } from '../transcript/index.js';
+import { SpillwayError } from '../errors/index.js';
+import {
+  type ChatRequest,
+  type Message,
+  requireChatRequest,
+  requireMessages,
+  requireObject,
+} from '../transcript/index.js';
 import { createEstimator } from './estimator.js';
 import { EstimateCache } from './message-cache.js';
 import type { TokenBreakdown } from './message-estimate.js';
@@ -27,15 +34,40 @@ export function estimateTokens(
   input: string | readonly Message[] | Pick<ChatRequest, 'messages' | 'tools' | 'model'>,
   options: EstimateOptions = {},
 ): TokenBreakdown {
+  const given: unknown = input;
+  if (typeof given !== 'string' && !Array.isArray(given))
+    requireObject(
+      given,
+      'estimateTokens',
+      'a text, an array of normalized messages, or a request (fromOpenAIChat(body))',
+    );
+  const settings: unknown = options;
+  if (typeof settings !== 'object' || settings === null)
+    throw new SpillwayError(
+      'invalid_argument',
+      'estimateTokens takes options { model, family, counter } as its second argument',
+    );
   const model =
     options.model ??
     (typeof input === 'object' && !Array.isArray(input) ? (input as ChatRequest).model : undefined);
+  if (model !== undefined && typeof model !== 'string')
+    throw new SpillwayError(
+      'invalid_argument',
+      `estimateTokens: model must be a model id string, got ${typeof model}`,
+    );
   const counter = options.counter ?? createEstimator({ family: options.family ?? tokenizerFamilyOf(model) });
   if (typeof input === 'string') {
     const total = counter.count(input);
     return { prose: total, dense: 0, overhead: 0, total };
   }
   const cache = new EstimateCache(counter);
-  if (Array.isArray(input)) return cache.messages(input as readonly Message[]);
-  return cache.request(input as Pick<ChatRequest, 'messages' | 'tools'>);
+  if (Array.isArray(input)) {
+    requireMessages(input, 'estimateTokens');
+    return cache.messages(input as readonly Message[]);
+  }
+  // A request without tools is estimated as one with none; a wire body is refused with the converter to use.
+  const asked = input as Pick<ChatRequest, 'messages'> & Partial<Pick<ChatRequest, 'tools'>>;
+  const request = { ...asked, tools: asked.tools ?? [] };
+  requireChatRequest({ format: 'openai', ...request }, 'estimateTokens');
+  return cache.request(request);
 }

@@ -23,35 +23,46 @@ export {
   raiseCalibration,
   scalarFactor,
 } from './calibration.js';
-export {
-  BYTE_LENGTH_CAP,
-  countFeatures,
-  FEATURE_COUNT,
-  FEATURES,
-  type FeatureScanState,
-  finishFeatureScan,
-  scanFeatures,
-  startFeatureScan,
-} from './char-classes.js';
+export { BYTE_LENGTH_CAP, countFeatures, FEATURE_COUNT, FEATURES } from './char-classes.js';
 export { type EstimateOptions, estimateTokens } from './estimate-tokens.js';
 export { createEstimator, type Estimator } from './estimator.js';
-export { EstimateCache } from './message-cache.js';
+export {
+  anthropicImageTokens,
+  type ImageCostRule,
+  imageCostRuleOf,
+  imageDimensions,
+  imageTokens,
+  openAIImageTokens,
+} from './image-tokens.js';
+export { LruCache, type LruCacheOptions } from './lru-cache.js';
+export { EstimateCache, lastQueryIndex } from './message-cache.js';
 export {
   addBreakdown,
+<<<<<<< HEAD
   calibrationInputOf,
+=======
+  countMessage,
+>>>>>>> integration
   emptyBreakdown,
   estimateMessage,
   estimateTools,
+  type MessageCount,
+  type RenderCosts,
   type TokenBreakdown,
 } from './message-estimate.js';
 export {
+  CHATML_TEMPLATE,
+  type ChatTemplateCosts,
+  ESTIMATOR_TEMPLATE,
   IMAGE_TOKENS,
   MESSAGE_OVERHEAD,
+  openAIChatTemplate,
   REQUEST_OVERHEAD,
   TOOL_BLOCK_OVERHEAD,
   TOOL_CALL_OVERHEAD,
   TOOL_DEFINITION_OVERHEAD,
   TOOL_RESULT_OVERHEAD,
 } from './overheads.js';
+export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from './split-for-tokenizer.js';
 export type { TokenCounter } from './token-counter.js';
 export { CONSERVATIVE_FAMILIES, type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';

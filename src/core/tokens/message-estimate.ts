@@ -1,12 +1,6 @@
 import type { Content, Message, ToolDefinition } from '../transcript/index.js';
-import {
-  IMAGE_TOKENS,
-  MESSAGE_OVERHEAD,
-  TOOL_BLOCK_OVERHEAD,
-  TOOL_CALL_OVERHEAD,
-  TOOL_DEFINITION_OVERHEAD,
-  TOOL_RESULT_OVERHEAD,
-} from './overheads.js';
+import { type ImageCostRule, imageTokens } from './image-tokens.js';
+import { type ChatTemplateCosts, ESTIMATOR_TEMPLATE } from './overheads.js';
 import type { TokenCounter } from './token-counter.js';
 
 /**
@@ -19,6 +13,22 @@ export interface TokenBreakdown {
   dense: number;
   overhead: number;
   total: number;
+}
+
+/** How a request is rendered for counting: the template's costs and the image rule. */
+export interface RenderCosts {
+  /** What the template adds around content (default {@link ESTIMATOR_TEMPLATE}). */
+  template?: ChatTemplateCosts;
+  /** Whose documented image cost applies (default `conservative`). */
+  images?: ImageCostRule;
+}
+
+/** One message's count, with the part that its reasoning makes (dropped by templates before the
+ * last user message). */
+export interface MessageCount {
+  breakdown: TokenBreakdown;
+  /** Tokens of reasoning parts (text in `prose`, their provider fields in `dense`). */
+  reasoning: { prose: number; dense: number };
 }
 
 /** A breakdown of nothing. */
@@ -38,56 +48,149 @@ export function addBreakdown(a: TokenBreakdown, b: TokenBreakdown): TokenBreakdo
 function contentTokens(
   content: Content,
   counter: TokenCounter,
-  into: TokenBreakdown,
-  kind: 'prose' | 'dense',
+  into: MessageCount,
+  { kind, images }: { kind: 'prose' | 'dense'; images: ImageCostRule },
 ): void {
+  const breakdown = into.breakdown;
   if (typeof content === 'string') {
-    into[kind] += counter.count(content);
+    breakdown[kind] += counter.count(content);
     return;
   }
   for (const part of content) {
     if (part.type === 'text' || part.type === 'reasoning') {
-      into[kind] += counter.count(part.text);
-      if (part.extra) into.dense += counter.count(JSON.stringify(part.extra));
+      const text = counter.count(part.text);
+      const extra = part.extra ? counter.count(JSON.stringify(part.extra)) : 0;
+      breakdown[kind] += text;
+      breakdown.dense += extra;
+      if (part.type === 'reasoning') {
+        into.reasoning[kind] += text;
+        into.reasoning.dense += extra;
+      }
     } else if (part.type === 'image') {
-      into.dense += IMAGE_TOKENS;
+      breakdown.dense += imageTokens(part.value, images);
     } else {
-      into.dense += counter.count(JSON.stringify(part.value) ?? '');
+      breakdown.dense += counter.count(JSON.stringify(part.value) ?? '');
     }
   }
 }
 
-/** Estimates one message with `counter`, uncached. */
-export function estimateMessage(message: Message, counter: TokenCounter): TokenBreakdown {
-  const result = emptyBreakdown();
-  result.overhead += message.role === 'tool' ? TOOL_RESULT_OVERHEAD : MESSAGE_OVERHEAD;
+/** Fields a template renders from `extra`: an OpenAI `name` is text plus its own cost; the rest is
+ * counted as JSON, to stay above whatever a server makes of it. */
+function extraTokens(message: Message, counter: TokenCounter, template: ChatTemplateCosts): number {
+  if (!message.extra) return 0;
+  const { name, ...rest } = message.extra;
+  let total = 0;
+  if (typeof name === 'string') total += counter.count(name) + template.messageName;
+  else if (name !== undefined) rest.name = name;
+  if (Object.keys(rest).length > 0) total += counter.count(JSON.stringify(rest));
+  return total;
+}
+
+/** Counts one message with `counter`, uncached, its reasoning apart. */
+export function countMessage(message: Message, counter: TokenCounter, costs: RenderCosts = {}): MessageCount {
+  const { template = ESTIMATOR_TEMPLATE, images = 'conservative' } = costs;
+  const result: MessageCount = { breakdown: emptyBreakdown(), reasoning: { prose: 0, dense: 0 } };
+  const breakdown = result.breakdown;
   if (message.role === 'tool') {
-    contentTokens(message.content, counter, result, 'dense');
-    result.dense += counter.count(message.toolCallId);
+    breakdown.overhead += template.toolResult;
+    contentTokens(message.content, counter, result, { kind: 'dense', images });
+    if (template.callIds) breakdown.dense += counter.count(message.toolCallId);
   } else {
-    contentTokens(message.content, counter, result, 'prose');
+    breakdown.overhead += template.message;
+    contentTokens(message.content, counter, result, { kind: 'prose', images });
   }
   if (message.role === 'assistant') {
     for (const call of message.toolCalls ?? []) {
-      result.overhead += TOOL_CALL_OVERHEAD;
-      result.dense += counter.count(call.id) + counter.count(call.name) + counter.count(call.arguments);
-      if (call.extra) result.dense += counter.count(JSON.stringify(call.extra));
+      breakdown.overhead += template.toolCall;
+      breakdown.dense += counter.count(call.name) + counter.count(call.arguments);
+      if (template.callIds) breakdown.dense += counter.count(call.id);
+      if (call.extra) breakdown.dense += counter.count(JSON.stringify(call.extra));
     }
   }
-  if (message.extra) result.dense += counter.count(JSON.stringify(message.extra));
-  result.total = result.prose + result.dense + result.overhead;
+  breakdown.dense += extraTokens(message, counter, template);
+  breakdown.total = breakdown.prose + breakdown.dense + breakdown.overhead;
   return result;
 }
 
-/** Estimates the tool definitions a request carries (they travel with every request). */
-export function estimateTools(tools: readonly ToolDefinition[], counter: TokenCounter): TokenBreakdown {
-  const result = emptyBreakdown();
-  if (tools.length > 0) result.overhead += TOOL_BLOCK_OVERHEAD;
-  for (const tool of tools) {
-    result.overhead += TOOL_DEFINITION_OVERHEAD;
-    result.dense += counter.count(
-      JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+/** Estimates one message with `counter`, uncached (its reasoning included). */
+export function estimateMessage(
+  message: Message,
+  counter: TokenCounter,
+  costs: RenderCosts = {},
+): TokenBreakdown {
+  return countMessage(message, counter, costs).breakdown;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+const SIMPLE_PROPERTY_KEYS = new Set(['type', 'description', 'enum']);
+
+/**
+ * A tool in OpenAI's function format, as the cookbook's `num_tokens_for_tools` counts it: `func_init`,
+ * `name:description`, then per property `prop_key` (3) and `key:type:description`, enum items at 3
+ * each after `enum_init` (-3), `prop_init` (3) once when there are properties. Schemas beyond flat
+ * properties (nesting, arrays, `$ref`…) are counted as their JSON text instead, which runs longer
+ * than what the function format renders.
+ */
+function openAIFunctionTokens(
+  tool: ToolDefinition,
+  counter: TokenCounter,
+): { dense: number; overhead: number } {
+  const strip = (text: string) => (text.endsWith('.') ? text.slice(0, -1) : text);
+  let dense = counter.count(`${tool.name}:${strip(tool.description ?? '')}`);
+  let overhead = 0;
+  const properties = record(record(tool.parameters)?.properties) ?? {};
+  const flat = Object.values(properties).every((value) => {
+    const property = record(value);
+    return (
+      property !== undefined &&
+      typeof property.type === 'string' &&
+      Object.keys(property).every((key) => SIMPLE_PROPERTY_KEYS.has(key)) &&
+      (property.enum === undefined ||
+        (Array.isArray(property.enum) && property.enum.every((item) => typeof item === 'string')))
     );
+  });
+  if (!flat) return { dense: dense + counter.count(JSON.stringify(tool.parameters)), overhead };
+  const entries = Object.entries(properties);
+  if (entries.length > 0) overhead += 3;
+  for (const [key, value] of entries) {
+    const property = value as { type: string; description?: string; enum?: string[] };
+    overhead += 3;
+    if (property.enum) {
+      overhead -= 3;
+      for (const item of property.enum) {
+        overhead += 3;
+        dense += counter.count(item);
+      }
+    }
+    dense += counter.count(`${key}:${property.type}:${strip(property.description ?? '')}`);
+  }
+  return { dense, overhead };
+}
+
+/** Estimates the tool definitions a request carries (they travel with every request). */
+export function estimateTools(
+  tools: readonly ToolDefinition[],
+  counter: TokenCounter,
+  { template = ESTIMATOR_TEMPLATE }: RenderCosts = {},
+): TokenBreakdown {
+  const result = emptyBreakdown();
+  if (tools.length > 0) result.overhead += template.toolBlock;
+  for (const tool of tools) {
+    result.overhead += template.toolDefinition;
+    if (template.tools === 'openai-functions') {
+      const counted = openAIFunctionTokens(tool, counter);
+      result.dense += counted.dense;
+      result.overhead += counted.overhead;
+    } else {
+      result.dense += counter.count(
+        JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+      );
+    }
   }
   result.total = result.dense + result.overhead;
   return result;

@@ -30,3 +30,95 @@ export const REQUEST_OVERHEAD = 24;
 
 /** One image, counted at Anthropic's documented ~1,600 tokens for a full-size (1.15 megapixel) image. */
 export const IMAGE_TOKENS = 1_600;
+
+/**
+ * What a chat template adds around content, for one way of rendering a request. The estimator uses
+ * {@link ESTIMATOR_TEMPLATE} (figures above every template measured); an exact counter pairs with the
+ * costs of the template the model really uses, so that content and wrapping are both counted as the
+ * server counts them.
+ */
+export interface ChatTemplateCosts {
+  readonly name: string;
+  /** Role markers and separators around each message. */
+  readonly message: number;
+  /** Added when a message carries a `name` (OpenAI). */
+  readonly messageName: number;
+  /** Around each tool call, on top of its name and arguments. */
+  readonly toolCall: number;
+  /** Around each tool result, on top of its content. */
+  readonly toolResult: number;
+  /** Whether tool-call ids are rendered (counted) or dropped by the template. */
+  readonly callIds: boolean;
+  /** Per tool definition: the envelope (`json`) or OpenAI's `func_init` (`openai-functions`). */
+  readonly toolDefinition: number;
+  /** Once when tools are declared: the tools preamble, or OpenAI's `func_end`. */
+  readonly toolBlock: number;
+  /** How tool definitions are counted: their JSON text, or OpenAI's documented function format. */
+  readonly tools: 'json' | 'openai-functions';
+  /** Once per request: the tokens that prime the reply. */
+  readonly request: number;
+  /** Once per request without a system message: the default system prompt a template inserts. */
+  readonly defaultSystem: number;
+}
+
+/** The estimator's template: above what the measured templates add (see the figures above). */
+export const ESTIMATOR_TEMPLATE: ChatTemplateCosts = {
+  name: 'estimator',
+  message: MESSAGE_OVERHEAD,
+  messageName: 0,
+  toolCall: TOOL_CALL_OVERHEAD,
+  toolResult: TOOL_RESULT_OVERHEAD,
+  callIds: true,
+  toolDefinition: TOOL_DEFINITION_OVERHEAD,
+  toolBlock: TOOL_BLOCK_OVERHEAD,
+  tools: 'json',
+  request: REQUEST_OVERHEAD,
+  defaultSystem: 0,
+};
+
+/**
+ * OpenAI Chat Completions, as the OpenAI Cookbook documents it ("How to count tokens with tiktoken",
+ * examples/How_to_count_tokens_with_tiktoken.ipynb): 3 tokens per message plus the tokens of its
+ * role (the cookbook encodes every field's value; `system`, `user`, `assistant` and `tool` are one
+ * token each), 1 more when it has a `name`, 3 to prime the reply (`<|start|>assistant<|message|>`);
+ * tool definitions in the function
+ * format the cookbook's `num_tokens_for_tools` counts (`func_init` 7 for gpt-4o and later, 10 for
+ * gpt-4 and 3.5; `func_end` 12 once). Tool calls and results in the history are not documented; they
+ * take the envelope measured on the emulators' Hermes template (21 and 14), ids counted.
+ */
+export function openAIChatTemplate(encoding: 'o200k' | 'cl100k' = 'o200k'): ChatTemplateCosts {
+  return {
+    name: `openai-chat/${encoding}`,
+    message: 4,
+    messageName: 1,
+    toolCall: 21,
+    toolResult: 14,
+    callIds: true,
+    toolDefinition: encoding === 'o200k' ? 7 : 10,
+    toolBlock: 12,
+    tools: 'openai-functions',
+    request: 3,
+    defaultSystem: 0,
+  };
+}
+
+/**
+ * Qwen 2.5's ChatML template with Hermes tools (what vLLM, SGLang and llama.cpp render for Qwen, and
+ * the emulators render for every model), measured with `measureTemplateOverhead()` from
+ * `spillway/emulator` on o200k and cl100k (the largest figure of both): 5 per message, 21 per tool
+ * call, 14 per tool result, 26 per tool definition over its JSON, 86 for the tools preamble, 3 to
+ * prime the reply and 21 for the default system prompt. Call ids are not rendered.
+ */
+export const CHATML_TEMPLATE: ChatTemplateCosts = {
+  name: 'chatml-hermes',
+  message: 5,
+  messageName: 0,
+  toolCall: 21,
+  toolResult: 14,
+  callIds: false,
+  toolDefinition: 26,
+  toolBlock: 86,
+  tools: 'json',
+  request: 3,
+  defaultSystem: 21,
+};

@@ -1,6 +1,6 @@
 /**
  * Counts the tokens of one text segment. Spillway's own estimator implements it without a tokenizer;
- * an exact counter (one built on gpt-tokenizer ships as `spillway/gpt-tokenizer`) can replace it.
+ * an exact counter (`exactCounterFor(model)` from `spillway/tokenizers`) can replace it.
  */
 export interface TokenCounter {
   /** A stable name, used to keep estimates of different counters apart in caches. */

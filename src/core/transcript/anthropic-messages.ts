@@ -1,3 +1,5 @@
+import { requireChatRequest } from './require-input.js';
+import { fitThinkingBudget } from './thinking-budget.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -19,6 +21,7 @@ import {
   originalOf,
   portableFields,
   readBody,
+  readToolList,
   rememberOriginal,
   withoutExtras,
 } from './wire.js';
@@ -54,15 +57,29 @@ export function fromAnthropic(body: unknown): ChatRequest {
     }
     request.maxTokens = wire.max_tokens;
     request.maxTokensField = 'max_tokens';
+    READ_CAPS.set(request.extra, wire.max_tokens);
   }
   return request;
 }
 
 /**
+ * The `max_tokens` each request was read with, keyed by its `extra` object (which every copy of
+ * the request made with a spread shares): a thinking budget is refitted only when the cap changed,
+ * so a request sent as it came keeps its own `thinking`, valid or not.
+ */
+const READ_CAPS = new WeakMap<object, number>();
+
+function readCapOf(request: ChatRequest): number | undefined {
+  return READ_CAPS.get(request.extra);
+}
+
+/**
  * Writes a normalized request as an Anthropic Messages request. Leading system messages become
- * `system`; consecutive tool results share one user message, as the API requires.
+ * `system`; consecutive tool results share one user message, as the API requires; a thinking budget
+ * that the reply cap no longer leaves room for is lowered or dropped ({@link fitThinkingBudget}).
  */
 export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
+  requireChatRequest(request, 'toAnthropic', { requireExtra: true });
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   let first = 0;
@@ -74,6 +91,15 @@ export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
   body.messages = writeMessages(messages.slice(first));
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   Object.assign(body, request.format === FORMAT ? request.extra : portableFields(request.extra));
+  if (
+    request.maxTokens !== undefined &&
+    body.thinking !== undefined &&
+    readCapOf(request) !== request.maxTokens
+  ) {
+    const thinking = fitThinkingBudget(body.thinking, request.maxTokens);
+    if (thinking === undefined) delete body.thinking;
+    else body.thinking = thinking;
+  }
   if (request.tools.length > 0) body.tools = request.tools.map(writeTool);
   // Written from the normalized messages field by field: the shape the type describes.
   return body as AnthropicMessagesBody;
@@ -232,16 +258,12 @@ function readBlock(block: unknown, where: string): ContentPart {
 }
 
 function readTools(value: unknown): ToolDefinition[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid('"tools" must be an array of tool definitions');
-  return value.map((tool, index) => {
-    if (!isRecord(tool) || typeof tool.name !== 'string') throw invalid(`tool ${index} has no string "name"`);
-    const definition: ToolDefinition = { name: tool.name };
-    if (typeof tool.description === 'string') definition.description = tool.description;
-    if (tool.input_schema !== undefined) definition.parameters = tool.input_schema;
-    rememberOriginal(definition, FORMAT, tool);
-    return definition;
-  });
+  return readToolList(
+    value,
+    FORMAT,
+    (tool) => ({ name: tool.name, description: tool.description, parameters: tool.input_schema }),
+    (index) => `tool ${index} has no string "name"`,
+  );
 }
 
 function writeSystem(systems: SystemMessage[]): unknown {

@@ -2,11 +2,13 @@ import type { RequestFormat } from './types.js';
 import { isRecord } from './wire.js';
 
 /**
- * Tells whether a request body is an OpenAI Chat Completions or an Anthropic Messages request, from
- * the fields only one of them uses. Ambiguous bodies (plain user/assistant text) are OpenAI.
+ * Tells whether a request body is an OpenAI Chat Completions, an OpenAI Responses or an Anthropic
+ * Messages request, from the fields only one of them uses. Ambiguous bodies (plain user/assistant
+ * text) are OpenAI Chat; a body with `input` and no `messages` is a Responses request.
  */
 export function detectFormat(body: unknown): RequestFormat {
   if (!isRecord(body)) return 'openai';
+  if (body.messages === undefined && body.input !== undefined) return 'responses';
   if (body.system !== undefined || body.stop_sequences !== undefined || body.thinking !== undefined)
     return 'anthropic';
   if (body.max_completion_tokens !== undefined || body.response_format !== undefined) return 'openai';

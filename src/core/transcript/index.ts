@@ -1,7 +1,7 @@
 /**
  * @module
  * The normalized transcript, its segmentation into head and turns, pairing validation, and the
- * converters from and to OpenAI Chat Completions and Anthropic Messages requests.
+ * converters from and to OpenAI Chat Completions, OpenAI Responses and Anthropic Messages requests.
  */
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText } from './content.js';
@@ -15,8 +15,11 @@ export {
   valueDepthExceeds,
 } from './json-depth.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
+export { fromResponses, toResponses } from './openai-responses.js';
 export { readRequest, writeRequest } from './read-request.js';
+export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
+export { fitThinkingBudget, MIN_THINKING_BUDGET } from './thinking-budget.js';
 export type * from './types.js';
 export {
   assertPairing,

@@ -1,3 +1,4 @@
+import { requireChatRequest } from './require-input.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -14,6 +15,7 @@ import {
   originalOf,
   portableFields,
   readBody,
+  readToolList,
   rememberOriginal,
   withoutExtras,
 } from './wire.js';
@@ -62,6 +64,7 @@ export function fromOpenAIChat(body: unknown): ChatRequest {
  * {@link fromOpenAIChat} and left unchanged are written back exactly as they came.
  */
 export function toOpenAIChat(request: ChatRequest): OpenAIChatBody {
+  requireChatRequest(request, 'toOpenAIChat', { requireExtra: true });
   const body: Record<string, unknown> = {};
   if (request.model !== undefined) body.model = request.model;
   const messages = request.format === FORMAT ? request.messages : request.messages.map(withoutExtras);
@@ -202,23 +205,16 @@ function readContent(value: unknown, index: number, nullable: boolean): Content 
 }
 
 function readTools(value: unknown): ToolDefinition[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw invalid('"tools" must be an array of tool definitions');
-  return value.map((tool, index): ToolDefinition => {
-    if (!isRecord(tool)) throw invalid(`tool ${index} is not an object`);
-    const fn = isRecord(tool.function) ? tool.function : isRecord(tool.custom) ? tool.custom : undefined;
-    const name =
-      typeof fn?.name === 'string' ? fn.name : typeof tool.name === 'string' ? tool.name : undefined;
-    if (name === undefined)
-      throw invalid(
-        `tool ${index} has no function name; tools look like {"type":"function","function":{"name":…}}`,
-      );
-    const definition: ToolDefinition = { name };
-    if (typeof fn?.description === 'string') definition.description = fn.description;
-    if (fn?.parameters !== undefined) definition.parameters = fn.parameters;
-    rememberOriginal(definition, FORMAT, tool);
-    return definition;
-  });
+  return readToolList(
+    value,
+    FORMAT,
+    (tool) => {
+      const fn = isRecord(tool.function) ? tool.function : isRecord(tool.custom) ? tool.custom : undefined;
+      return { name: fn?.name ?? tool.name, description: fn?.description, parameters: fn?.parameters };
+    },
+    (index) =>
+      `tool ${index} has no function name; tools look like {"type":"function","function":{"name":…}}`,
+  );
 }
 
 function writeMessage(message: Message): unknown {

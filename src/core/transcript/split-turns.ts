@@ -1,3 +1,4 @@
+import { requireMessages } from './require-input.js';
 import type { Message } from './types.js';
 
 /** A half-open range of message indices, `[start, end)`. */
@@ -26,6 +27,7 @@ export interface Segmentation {
  * const newest = turns.at(-1); // never dropped
  */
 export function splitTurns(messages: readonly Message[]): Segmentation {
+  requireMessages(messages, 'splitTurns');
   const firstUser = messages.findIndex((message) => message.role === 'user');
   if (firstUser === -1) return { head: { start: 0, end: messages.length }, turns: [] };
   const headEnd = firstUser + 1;

@@ -1,6 +1,7 @@
 /**
  * @module
- * The normalized transcript: one shape for OpenAI Chat Completions and Anthropic Messages requests.
+ * The normalized transcript: one shape for OpenAI Chat Completions, OpenAI Responses and Anthropic
+ * Messages requests.
  *
  * Messages are treated as immutable values: Spillway caches per-message estimates by object identity,
  * so change a message by replacing it, never by mutating it.
@@ -62,6 +63,8 @@ export interface WireHints {
   messageExtra?: Extra;
   /** Anthropic: the tool_result block had no `content` field at all. */
   noContent?: boolean;
+  /** Responses API: the system message is the request's `instructions`, not an input item. */
+  instructions?: boolean;
 }
 
 /** A tool call the assistant asked for. `arguments` is JSON text. */
@@ -121,7 +124,8 @@ export interface ToolDefinition {
 }
 
 /** Which wire format a request came in. */
-export type RequestFormat = 'openai' | 'anthropic';
+/** `responses`: the OpenAI Responses API (`input` items, `instructions`, `max_output_tokens`). */
+export type RequestFormat = 'openai' | 'anthropic' | 'responses';
 
 /** A normalized chat request. */
 export interface ChatRequest {

@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors/index.js';
+import { requireMessages } from './require-input.js';
 import { splitTurns } from './split-turns.js';
 import type { Message } from './types.js';
 
@@ -44,6 +45,7 @@ interface CallSite {
  * if (!result.ok) console.error(result.issues[0].message);
  */
 export function validatePairing(messages: readonly Message[]): PairingResult {
+  requireMessages(messages, 'validatePairing');
   const issues: PairingIssue[] = [];
   const turnOf = turnIndexOf(messages);
   const newestTurn = turnOf.length === 0 ? -1 : (turnOf[turnOf.length - 1] ?? -1);

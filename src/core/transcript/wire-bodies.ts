@@ -12,11 +12,18 @@ export interface WireTextPart {
   [field: string]: unknown;
 }
 
-/** A part of an OpenAI Chat Completions message other than text (images, audio, files…). */
-export interface OpenAIOtherPart {
-  type: 'image_url' | 'input_audio' | 'file';
-  [field: string]: unknown;
-}
+/**
+ * A part of an OpenAI Chat Completions message other than text, with the field each kind requires
+ * (the SDK's `ChatCompletionContentPart` union is discriminated on `type`).
+ */
+export type OpenAIOtherPart =
+  | { type: 'image_url'; image_url: { url: string }; [field: string]: unknown }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' }; [field: string]: unknown }
+  | {
+      type: 'file';
+      file: { file_data?: string; file_id?: string; filename?: string };
+      [field: string]: unknown;
+    };
 
 /** An OpenAI tool call. */
 export interface OpenAIToolCallWire {
@@ -89,5 +96,36 @@ export interface AnthropicMessagesBody {
     input_schema: { type: 'object'; [field: string]: unknown };
     [field: string]: unknown;
   }[];
+  [field: string]: unknown;
+}
+
+/** An item of a Responses API `input`: a message, a tool call or its output, reasoning, or another item. */
+export type ResponsesInputItem =
+  | {
+      type?: 'message';
+      role: 'user' | 'assistant' | 'system' | 'developer';
+      content: string | { type: string; [field: string]: unknown }[];
+      [field: string]: unknown;
+    }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string; [field: string]: unknown }
+  | { type: 'custom_tool_call'; call_id: string; name: string; input: string; [field: string]: unknown }
+  | {
+      type: 'function_call_output' | 'custom_tool_call_output' | 'local_shell_call_output';
+      call_id: string;
+      output: unknown;
+      [field: string]: unknown;
+    }
+  | { type: 'reasoning'; summary: { type: 'summary_text'; text: string }[]; [field: string]: unknown }
+  | { type: string; [field: string]: unknown };
+
+/** An OpenAI Responses API request body (`POST /v1/responses`, `POST /v1/responses/input_tokens`). */
+export interface ResponsesBody {
+  /** The request's model (absent only when the request had none). */
+  model: string;
+  input: string | ResponsesInputItem[];
+  instructions?: string;
+  tools?: { type: string; name?: string; [field: string]: unknown }[];
+  max_output_tokens?: number;
+  previous_response_id?: string;
   [field: string]: unknown;
 }

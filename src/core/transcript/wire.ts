@@ -1,6 +1,6 @@
 import { SpillwayError } from '../errors/index.js';
 import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
-import type { ContentPart, Extra, Message } from './types.js';
+import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
 /**
  * Wire objects each normalized message or tool was read from. A message object found here is exactly
@@ -42,6 +42,17 @@ export function invalid(message: string, data: Record<string, unknown> = {}): Sp
  * `MAX_JSON_DEPTH` is refused before it is parsed or converted.
  */
 export function readBody(body: unknown, what: string): Record<string, unknown> {
+  const value = readObjectBody(body, what, 'a "messages" array');
+  if (!Array.isArray(value.messages))
+    throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
+  return value;
+}
+
+/**
+ * Reads a request body (JSON text or a parsed value) that must be a JSON object; `needs` names what
+ * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first.
+ */
+export function readObjectBody(body: unknown, what: string, needs: string): Record<string, unknown> {
   let value = body;
   if (typeof body === 'string') {
     const excess = jsonTextDepthExcess(body);
@@ -52,9 +63,7 @@ export function readBody(body: unknown, what: string): Record<string, unknown> {
       throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
     }
   } else if (valueDepthExceeds(body)) throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
-  if (!isRecord(value)) throw invalid(`${what} must be a JSON object with a "messages" array`);
-  if (!Array.isArray(value.messages))
-    throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
+  if (!isRecord(value)) throw invalid(`${what} must be a JSON object with ${needs}`);
   return value;
 }
 
@@ -114,4 +123,36 @@ export function withoutExtras(message: Message): Message {
     default:
       return { role: message.role, content };
   }
+}
+
+/** Where a wire format keeps a tool's name, description and JSON Schema. */
+export interface ToolFields {
+  name: unknown;
+  description?: unknown;
+  parameters?: unknown;
+}
+
+/**
+ * Reads a request's `tools`, each through `fields` (the format's shape); `unnamed` says what a tool
+ * without a name should look like. Every wire object is remembered, so an unchanged tool is written
+ * back as it came.
+ */
+export function readToolList(
+  value: unknown,
+  format: string,
+  fields: (tool: Record<string, unknown>) => ToolFields,
+  unnamed: (index: number) => string,
+): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalid('"tools" must be an array of tool definitions');
+  return value.map((tool, index): ToolDefinition => {
+    if (!isRecord(tool)) throw invalid(`tool ${index} is not an object`);
+    const { name, description, parameters } = fields(tool);
+    if (typeof name !== 'string') throw invalid(unnamed(index));
+    const definition: ToolDefinition = { name };
+    if (typeof description === 'string') definition.description = description;
+    if (parameters !== undefined) definition.parameters = parameters;
+    rememberOriginal(definition, format, tool);
+    return definition;
+  });
 }

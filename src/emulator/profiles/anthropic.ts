@@ -1,3 +1,4 @@
+import { anthropicCountTokens } from '../counting-routes.js';
 import { createRandom } from '../random.js';
 import type { HttpReply, Profile, ProfileOptions } from './profile.js';
 
@@ -126,6 +127,7 @@ export function anthropicProfile(options: ProfileOptions): Profile {
       return reply(status ?? 500, 'api_error', 'Internal server error', requestNumber);
     },
     routes: {
+      'POST /v1/messages/count_tokens': anthropicCountTokens((message) => invalid(message)),
       'GET /v1/models': () => ({
         status: 200,
         body: {

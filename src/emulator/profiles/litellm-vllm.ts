@@ -103,6 +103,7 @@ export function litellmVllmProfile(options: ProfileOptions): Profile {
     contextLength: window,
     outputCap: undefined,
     chatPath: '/v1/chat/completions',
+    servesResponses: true,
     reasoningField: 'reasoning_content',
     systemFingerprint: null,
     usage: (prompt, completion) => ({

@@ -1,5 +1,6 @@
 import { SpillwayError } from '../../core/index.js';
 import { IM_END } from '../chat-template.js';
+import { llamacppApplyTemplate, llamacppTokenize } from '../counting-routes.js';
 import {
   type BadInputKind,
   type HttpReply,
@@ -200,6 +201,15 @@ export function llamacppProfile(
       if (kind === 'unavailable') return error(status ?? 503, 'Loading model', 'unavailable_error');
       return error(status ?? 500, 'Internal Server Error', 'server_error');
     },
-    routes: localai ? { 'GET /v1/models': models } : { 'GET /props': props, 'GET /v1/models': models },
+    routes: localai
+      ? { 'GET /v1/models': models }
+      : {
+          'GET /props': props,
+          'GET /v1/models': models,
+          'POST /apply-template': llamacppApplyTemplate((message) =>
+            error(400, message, 'invalid_request_error'),
+          ),
+          'POST /tokenize': llamacppTokenize((message) => error(400, message, 'invalid_request_error')),
+        },
   };
 }

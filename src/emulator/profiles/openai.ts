@@ -1,3 +1,4 @@
+import { openAIInputTokens } from '../counting-routes.js';
 import { MODEL_CREATED, openAIErrorBody, type Profile, type ProfileOptions } from './profile.js';
 
 /** gpt-4o: 128,000-token window, 16,384 completion tokens (OpenAI model page). */
@@ -34,6 +35,7 @@ export function openAIProfile(options: ProfileOptions): Profile {
     outputCap: cap,
     rejectsEmptyMessages: true,
     chatPath: '/v1/chat/completions',
+    servesResponses: true,
     roles: ['system', 'developer', 'user', 'assistant', 'tool', 'function'],
     systemFingerprint: 'fp_emulator',
     usage: (prompt, completion, reasoning) => ({
@@ -171,6 +173,9 @@ export function openAIProfile(options: ProfileOptions): Profile {
       );
     },
     routes: {
+      'POST /v1/responses/input_tokens': openAIInputTokens((message) =>
+        reply(400, message, 'invalid_request_error'),
+      ),
       'GET /v1/models': () => ({
         status: 200,
         body: {

@@ -86,6 +86,8 @@ export interface Profile {
   /** The server's own output cap, when it has one. */
   outputCap: number | undefined;
   chatPath: '/v1/chat/completions' | '/v1/messages';
+  /** Whether the server also answers the OpenAI Responses API (`POST /v1/responses`). */
+  servesResponses?: boolean;
   /** Roles the endpoint accepts; when absent, any role reaches the chat template. */
   roles?: readonly string[];
   /** Whether an empty `messages` array is a 400 (it is rendered as a bare system turn otherwise). */
@@ -104,7 +106,17 @@ export interface Profile {
     detail: { retryAfter: number; status?: number; requestNumber: number },
   ): HttpReply;
   /** Other endpoints, keyed `"GET /v1/models"`. */
-  routes: Record<string, (request: { body: unknown }) => HttpReply>;
+  routes: Record<string, (request: RouteRequest) => HttpReply>;
+}
+
+/** What a route gets: the parsed body, and the emulator's own tokenizer and template to count with. */
+export interface RouteRequest {
+  /** The parsed JSON body; `undefined` when there was none or it was not JSON. */
+  body: unknown;
+  /** Prompt tokens of a template input, exactly as a chat request's `usage` would report them. */
+  count(input: TemplateInput): number;
+  /** Token ids of text; with `parseSpecial`, `<|im_start|>` and `<|im_end|>` are their special ids. */
+  encode(text: string, options: { parseSpecial: boolean }): number[];
 }
 
 /** Options every profile factory takes. */

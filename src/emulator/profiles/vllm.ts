@@ -1,4 +1,5 @@
 import { SpillwayError } from '../../core/index.js';
+import { vllmTokenize } from '../counting-routes.js';
 import { toPythonRepr } from '../python-json.js';
 import { MAX_BODY_BYTES } from './openai.js';
 import {
@@ -75,6 +76,7 @@ export function vllmProfile(options: ProfileOptions): Profile {
     contextLength: window,
     outputCap: options.outputCap,
     chatPath: '/v1/chat/completions',
+    servesResponses: true,
     reasoningField: wording === 'v0' || wording === 'v1' ? 'reasoning_content' : 'reasoning',
     systemFingerprint: null,
     usage: (prompt, completion) => ({
@@ -116,6 +118,7 @@ export function vllmProfile(options: ProfileOptions): Profile {
       );
     },
     routes: {
+      'POST /tokenize': vllmTokenize(window, (message) => fail(400, message, 'BadRequestError')),
       'GET /v1/models': () => ({
         status: 200,
         body: {

@@ -1,0 +1,111 @@
+/**
+ * @module
+ * Every figure the README shows, drawn from bench/results/*.json: the README's generated sections
+ * (`npm run readme:figures`, checked by `npm run check:readme`) and the tables `npm run bench` and
+ * `npm run eval` print are the same renderings.
+ */
+import type { RecoveryResult } from '../../eval/recovery/index.js';
+import {
+  type ClassifierResult,
+  type ClassifyThroughput,
+  classifierFixtureTable,
+  classifierMisses,
+  classifierPeerTable,
+  classifyThroughput,
+} from './classifier.js';
+import {
+  type CliResult,
+  classifyExample,
+  demoJson,
+  demoTranscript,
+  estimateExample,
+  estimateVersusReal,
+  fitExample,
+} from './cli.js';
+import {
+  type BoundedSend,
+  boundedSendLine,
+  type EstimateThroughput,
+  type EstimatorResult,
+  estimateThroughput,
+  estimatorClassTable,
+  estimatorSummary,
+} from './estimator.js';
+import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
+import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
+import {
+  type ProxyResult,
+  proxyAccounting,
+  proxyTable,
+  type SchemasResult,
+  schemaDeferral,
+  schemaFloorTable,
+} from './schemas-proxy.js';
+import { type TranscriptsResult, transcriptsTable } from './transcripts.js';
+
+export { type ResultStamp, sourceLine } from './format.js';
+
+/** Parsed result files by name (`per-send.json`), read on demand. */
+export type Results = (file: string) => unknown;
+
+export interface Figure {
+  /** The README marker's name: `<!-- figures:NAME -->` … `<!-- /figures:NAME -->`. */
+  name: string;
+  /** The result files it is drawn from. */
+  files: string[];
+  render: (results: Results) => string;
+}
+
+function figure<T>(name: string, file: string, render: (result: T) => string): Figure {
+  return { name, files: [file], render: (results) => render(results(file) as T) };
+}
+
+const paragraphs = (...parts: string[]) => parts.join('\n\n');
+
+export const FIGURES: Figure[] = [
+  figure<CliResult>('estimate-example', 'cli.json', estimateExample),
+  figure<CliResult>('fit-example', 'cli.json', fitExample),
+  figure<CliResult>('demo', 'cli.json', demoTranscript),
+  figure<CliResult>('demo-json', 'cli.json', demoJson),
+  figure<CliResult>('classify-example', 'cli.json', classifyExample),
+  figure<CliResult>('estimator-example', 'cli.json', estimateVersusReal),
+  figure<EstimatorResult>('estimator-classes', 'eval-estimator.json', (result) =>
+    paragraphs(estimatorClassTable(result), estimatorSummary(result)),
+  ),
+  {
+    name: 'estimator-cost',
+    files: ['estimate.json', 'bounded-send.json'],
+    render: (results) =>
+      `${estimateThroughput(results('estimate.json') as EstimateThroughput)} ${boundedSendLine(results('bounded-send.json') as BoundedSend)}`,
+  },
+  figure<ClassifierResult>('classifier-fixtures', 'eval-classifier.json', (result) =>
+    paragraphs(classifierFixtureTable(result), `Leave-one-provider-out misses: ${classifierMisses(result)}.`),
+  ),
+  figure<ClassifyThroughput>('classify-throughput', 'classify.json', classifyThroughput),
+  figure<SchemasResult>('schema-floor', 'schemas.json', (result) =>
+    paragraphs(schemaFloorTable(result), schemaDeferral(result)),
+  ),
+  figure<ProxyResult>('proxy-overhead', 'proxy.json', (result) =>
+    paragraphs(proxyTable(result), proxyAccounting(result)),
+  ),
+  figure<EstimateThroughput>('bench-estimate', 'estimate.json', estimateThroughput),
+  figure<PerSendResult>('bench-per-send', 'per-send.json', (result) =>
+    paragraphs(perSendTables(result), perSendComplexity(result)),
+  ),
+  figure<EstimatorResult>('eval-estimator', 'eval-estimator.json', estimatorSummary),
+  figure<ClassifierResult>('eval-classifier', 'eval-classifier.json', classifierPeerTable),
+  figure<RecoveryResult>('eval-recovery', 'recovery.json', (result) =>
+    paragraphs(recoveryTable(result), sameRequestsTable(result), recoveryClaims(result)),
+  ),
+  figure<TranscriptsResult>('eval-transcripts', 'eval-transcripts.json', transcriptsTable),
+];
+
+/** What `npm run bench` / `npm run eval` print for one result: every figure drawn from it alone. */
+export function printFigures(file: string, result: unknown): string | undefined {
+  const own = FIGURES.filter((entry) => entry.files.length === 1 && entry.files[0] === file);
+  if (own.length === 0) return undefined;
+  const printed: string[] = [];
+  for (const text of own.map((entry) => entry.render(() => result)))
+    if (!printed.some((earlier) => earlier.includes(text))) printed.push(text);
+  return printed.join('\n\n');
+}

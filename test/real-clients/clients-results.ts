@@ -1,0 +1,77 @@
+/**
+ * The client suite's results (`bench/results/clients.json`) and the README table made from them.
+ * The README's table is exactly {@link renderClientsTable} of the committed file; a test checks it.
+ */
+import { readFileSync } from 'node:fs';
+
+/** One client's run on the task, directly or through Spillway. */
+export interface ClientRunResult {
+  client: string;
+  /** `name@version`, as installed from the registry. */
+  package: string;
+  api: string;
+  mode: 'direct' | 'spillway';
+  /** Exit 0, the final answer given, and the line counts of every file written. */
+  completed: boolean;
+  exitCode: number;
+  /** Steps of the task answered (the generic agent's replies: look, read each file, write, answer). */
+  steps: number;
+  requests: number;
+  /** Requests the emulator rejected as over its window. */
+  overflows: number;
+  /** The largest prompt the emulator accepted, in its tokens. */
+  largestPrompt: number;
+  seconds: number;
+  /** The end of the client's output, when it did not complete. */
+  lastOutput?: string;
+}
+
+/** The committed results file. */
+export interface ClientsResults {
+  command: string;
+  date: string;
+  machine: string;
+  node: string;
+  /** The steps a complete run answers: looking, one read per file, writing the counts, the answer. */
+  taskSteps: number;
+  clients: { client: string; window: number; believed: number; profile: string }[];
+  runs: ClientRunResult[];
+}
+
+/** Where the results are committed. */
+export const CLIENTS_RESULTS_PATH = new URL('../../bench/results/clients.json', import.meta.url);
+
+export function readClientsResults(): ClientsResults {
+  return JSON.parse(readFileSync(CLIENTS_RESULTS_PATH, 'utf8')) as ClientsResults;
+}
+
+const count = (value: number): string => value.toLocaleString('en-US');
+
+function cell(run: ClientRunResult | undefined, taskSteps: number): string {
+  if (run === undefined) return 'not run';
+  const outcome = run.completed ? 'completes' : `fails (exit ${run.exitCode})`;
+  const overflows =
+    run.overflows === 0 ? 'no overflow' : `${run.overflows} overflow${run.overflows === 1 ? '' : 's'}`;
+  return `${outcome}: ${run.steps}/${taskSteps} steps, ${overflows}, largest prompt ${count(run.largestPrompt)}`;
+}
+
+/**
+ * The README table: one row per client, its direct run and its run through `spillway wrap`, with
+ * the measuring command, machine and date under it.
+ */
+export function renderClientsTable(results: ClientsResults): string {
+  const rows = results.clients.map(({ client, window, believed, profile }) => {
+    const runs = results.runs.filter((run) => run.client === client);
+    const direct = runs.find((run) => run.mode === 'direct');
+    const through = runs.find((run) => run.mode === 'spillway');
+    const first = direct ?? through;
+    return `| ${client} (\`${first?.package ?? ''}\`, ${first?.api ?? ''}) | \`${profile}\`: ${count(window)} (client told ${count(believed)}) | ${cell(direct, results.taskSteps)} | ${cell(through, results.taskSteps)} |`;
+  });
+  return [
+    '| client | emulator: enforced window | direct | through `spillway wrap` |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+    '',
+    `Measured by \`${results.command}\` on ${results.machine}, Node ${results.node}, ${results.date.slice(0, 10)} (\`bench/results/clients.json\`).`,
+  ].join('\n');
+}

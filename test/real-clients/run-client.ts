@@ -1,0 +1,128 @@
+/**
+ * One run of a real client on the task: against its emulator directly, or through `spillway wrap`
+ * (a real `spillway` process that starts the proxy and the client). Each run gets its own emulator,
+ * home and workspace, so runs can go side by side.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmulator } from '../../src/emulator/index.js';
+import { type ClientSpec, TASK_FILE_LINES, TASK_FILES, writeTaskFiles } from './client-specs.js';
+import type { ClientRunResult } from './clients-results.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
+/** The most a run may take before it is stopped and counted as not completed. */
+export const RUN_TIMEOUT_MS = 240_000;
+/** What the generic agent writes, and what its last reply says. */
+const RESULT_FILE = 'line-counts.txt';
+const DONE = 'Done: I read';
+
+function runProcess(
+  command: string,
+  args: string[],
+  { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    // PWD too: opencode takes its working directory from it rather than from the process.
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...env, PWD: cwd },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, RUN_TIMEOUT_MS);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), output });
+    });
+  });
+}
+
+/** Whether the workspace holds the line counts of every task file. */
+function countsWritten(workspace: string): boolean {
+  const path = join(workspace, RESULT_FILE);
+  if (!existsSync(path)) return false;
+  const text = readFileSync(path, 'utf8');
+  return TASK_FILES.every((file) =>
+    new RegExp(`\\b${TASK_FILE_LINES} ${file.replace('.', '\\.')}`).test(text),
+  );
+}
+
+/**
+ * Runs `spec`'s client on the task in `mode`, with the clients' executables in `bin`.
+ *
+ * @example
+ * const result = await runClient({ spec, mode: 'spillway', bin });
+ */
+export async function runClient({
+  spec,
+  mode,
+  bin,
+  version,
+}: {
+  spec: ClientSpec;
+  mode: 'direct' | 'spillway';
+  bin: string;
+  version: string;
+}): Promise<ClientRunResult> {
+  const emulator = await startEmulator({
+    profile: spec.profile,
+    contextLength: spec.window,
+    model: spec.model,
+  });
+  const home = mkdtempSync(join(tmpdir(), 'spillway-client-'));
+  const workspace = join(home, 'work');
+  writeTaskFiles(workspace);
+  const started = performance.now();
+  try {
+    const setup = spec.setup({ home, upstream: emulator.url });
+    const env = { ...process.env, ...setup.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const { code, output } =
+      mode === 'direct'
+        ? await runProcess(spec.command, setup.args, { cwd: workspace, env })
+        : await runProcess(
+            process.execPath,
+            [
+              '--import',
+              loader,
+              join(root, 'src/cli/bin.ts'),
+              'wrap',
+              ...setup.wrapFlags,
+              spec.command,
+              ...setup.args,
+            ],
+            { cwd: workspace, env },
+          );
+    const chats = emulator.requests.filter((record) => record.chatNumber !== undefined);
+    const answered = chats.filter((record) => record.status === 200);
+    const steps = Math.max(0, ...answered.map((record) => (record.replyIndex ?? -1) + 1));
+    const completed = code === 0 && output.includes(DONE) && countsWritten(workspace);
+    return {
+      client: spec.name,
+      package: `${spec.package}@${version}`,
+      api: spec.api,
+      mode,
+      completed,
+      exitCode: code,
+      steps,
+      requests: chats.length,
+      overflows: chats.filter((record) => record.overflow !== undefined).length,
+      largestPrompt: Math.max(0, ...answered.map((record) => record.promptTokens ?? 0)),
+      seconds: Math.round((performance.now() - started) / 100) / 10,
+      ...(completed ? {} : { lastOutput: output.trim().split('\n').slice(-3).join('\n').slice(0, 400) }),
+    };
+  } finally {
+    if (process.env.KEEP_RECORDS)
+      writeFileSync(process.env.KEEP_RECORDS, JSON.stringify(emulator.requests, null, 1));
+    await emulator.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
