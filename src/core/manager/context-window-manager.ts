@@ -772,22 +772,6 @@ export class ContextWindowManager {
     this.#headKey = key;
   }
 }
-<<<<<<< HEAD
-
-/** A clear error for what is not a normalized request (a wire body, say), instead of a TypeError later. */
-function checkRequest(request: ChatRequest): void {
-  const value = request as unknown as Record<string, unknown> | null;
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    !Array.isArray(value.messages) ||
-    !Array.isArray(value.tools)
-  )
-    throw new SpillwayError(
-      'invalid_argument',
-      'fit takes a normalized request (messages and tools arrays): pass fromOpenAIChat(body), fromAnthropic(body) or readRequest(body), not the wire body',
-    );
-}
 
 /** The digest of a tool list, computed once per list. */
 const TOOL_KEYS = new WeakMap<readonly object[], string>();
@@ -799,5 +783,3 @@ function toolsKey(tools: readonly object[]): string {
   }
   return key;
 }
-=======
->>>>>>> integration

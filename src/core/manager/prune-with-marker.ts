@@ -5,11 +5,7 @@
 import type { CompressionState } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
-<<<<<<< HEAD
-import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
-=======
-import type { Calibration, EstimateCache } from '../tokens/index.js';
->>>>>>> integration
+import { type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker } from './placeholders.js';
 

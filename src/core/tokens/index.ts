@@ -38,11 +38,8 @@ export { LruCache, type LruCacheOptions } from './lru-cache.js';
 export { EstimateCache, lastQueryIndex } from './message-cache.js';
 export {
   addBreakdown,
-<<<<<<< HEAD
   calibrationInputOf,
-=======
   countMessage,
->>>>>>> integration
   emptyBreakdown,
   estimateMessage,
   estimateTools,
