@@ -5,7 +5,7 @@
  * and sessions persisted in the SQLite store.
  *
  * @example
- * import { loadChatConfig } from '../config/chat-config.js';
+ * import { loadChatConfig } from './chat-config.js';
  * const bridge = createConfirmBridge();
  * const chat = await openChatSession({ config: await loadChatConfig(), flags: { model: 'gpt-4o' }, confirm: bridge.confirm });
  * await runInteractiveChat({ chat, confirm: bridge });

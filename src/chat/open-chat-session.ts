@@ -4,12 +4,12 @@
  * where each came from), the manager, the built-in and MCP tools, the session store and the session.
  */
 
-import type { ChatConfig } from '../config/chat-config.js';
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { ollamaModelWithNumCtx, type ResolvedLimits } from '../models/index.js';
 import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
 import { createBuiltinTools } from './builtin-tools.js';
+import type { ChatConfig } from './chat-config.js';
 import { ChatSession } from './chat-session.js';
 import type { ConfirmAction } from './confirm-action.js';
 import {

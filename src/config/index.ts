@@ -1,6 +1,9 @@
 /**
  * @module
- * Configuration validated outside core (zod schemas, checks that need dependencies core may not have).
+ * What the chat and proxy configurations share, validated outside core (zod schemas, checks that need
+ * dependencies core may not have): overflow rows, limit settings, cross-key checks, one shape-error
+ * formatter. Each app keeps its own configuration beside it (`src/chat/chat-config.ts`,
+ * `src/proxy/proxy-config.ts`).
  */
 export {
   type CompileOverflowPatternsOptions,

@@ -4,7 +4,7 @@
  * model's calibration and the conversation's stored state, and saved back after the reply, so any
  * proxy instance sharing the store continues the conversation where the last one left it.
  */
-import type { ProxyModelSettings } from '../config/proxy-config.js';
+
 import {
   type Calibration,
   type ChatRequest,
@@ -15,6 +15,7 @@ import {
 } from '../core/index.js';
 import { cachedEstimator } from './cached-estimator.js';
 import { sha256 } from './conversation-key.js';
+import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyRuntime } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import type { UpstreamLimits } from './resolve-upstream-limits.js';

@@ -6,7 +6,6 @@
  * `context_length_exceeded` with Spillway's explanation, never sent.
  */
 
-import { proxyModelSettings } from '../config/proxy-config.js';
 import {
   type ChatRequest,
   ContextTruncatedError,
@@ -23,6 +22,7 @@ import {
 import { conversationStateOf, learnedLimitsOf, openConversationDriver } from './conversation-driver.js';
 import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
+import { proxyModelSettings } from './proxy-config.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import { parseRequestBody } from './read-request-body.js';

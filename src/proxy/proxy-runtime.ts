@@ -4,9 +4,9 @@
  * response) carries through the handlers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ProxyConfig } from '../config/proxy-config.js';
 import type { RequestFormat } from '../core/index.js';
 import type { DiscoveryCache } from '../models/index.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyState } from './proxy-state.js';

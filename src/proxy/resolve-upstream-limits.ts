@@ -4,7 +4,6 @@
  * lives in `src/models` and nowhere else.
  */
 
-import type { ProxyModelSettings } from '../config/proxy-config.js';
 import { SpillwayError } from '../core/index.js';
 import {
   type DiscoveryCache,
@@ -13,6 +12,7 @@ import {
   type ResolvedLimits,
   resolveLimits,
 } from '../models/index.js';
+import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyLogEntry } from './proxy-runtime.js';
 import type { LearnedModelLimits } from './proxy-state.js';
 

@@ -5,11 +5,11 @@
  */
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ProxyConfig } from '../config/proxy-config.js';
 import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { DiscoveryCache, serverRoot } from '../models/index.js';
 import { openProxyState } from './open-proxy-state.js';
 import { openProxyStore } from './open-proxy-store.js';
+import type { ProxyConfig } from './proxy-config.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
 import type { ProxyStore } from './proxy-store.js';

@@ -8,8 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseChatConfig } from '../../src/chat/chat-config.js';
 import { type ChatNotice, type OpenChat, openChatSession } from '../../src/chat/index.js';
-import { parseChatConfig } from '../../src/config/chat-config.js';
 import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { ollamaModelWithNumCtx, resolveLimits } from '../../src/models/index.js';
 

@@ -8,9 +8,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 
 const MODEL = 'gpt-4o';
 const closing: Array<Emulator | RunningProxy> = [];

@@ -6,9 +6,9 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];

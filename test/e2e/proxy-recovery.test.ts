@@ -5,7 +5,6 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/index.js';
 import {
   type Emulator,
@@ -14,6 +13,7 @@ import {
   startEmulator,
 } from '../../src/emulator/index.js';
 import { type ProxyOptions, startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];

@@ -7,10 +7,10 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { MAX_RESERVE_SHARE } from '../../src/core/index.js';
 import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { type RunningProxy, startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 
 const WINDOW = 48_000;
 const closing: Array<Emulator | RunningProxy> = [];

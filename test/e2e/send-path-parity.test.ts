@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withSpillway } from '../../src/adapters/openai/index.js';
+import { parseChatConfig } from '../../src/chat/chat-config.js';
 import { openChatSession } from '../../src/chat/index.js';
-import { parseChatConfig } from '../../src/config/chat-config.js';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { ConversationDriver, fromOpenAIChat } from '../../src/core/index.js';
 import { type Emulator, type EmulatorRequestRecord, startEmulator } from '../../src/emulator/index.js';
 import { type LoopTool, runToolLoop } from '../../src/loop/index.js';
 import { createOpenAICompatibleClient } from '../../src/providers/index.js';
 import { startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 
 const MODEL = 'acme/parity-7b';
 const BELIEVED = 32_768;

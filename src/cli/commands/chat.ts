@@ -1,3 +1,4 @@
+import { loadChatConfig } from '../../chat/chat-config.js';
 import {
   createConfirmBridge,
   openChatSession,
@@ -6,7 +7,6 @@ import {
   runPrintMode,
   unattendedConfirm,
 } from '../../chat/index.js';
-import { loadChatConfig } from '../../config/chat-config.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, reportError } from '../io.js';
 import { limitFlags } from './limit-flags.js';

@@ -1,4 +1,3 @@
-import { loadProxyConfig } from '../../config/proxy-config.js';
 import { SpillwayError } from '../../core/index.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -7,6 +6,7 @@ import {
   openProxyStore,
   startProxy,
 } from '../../proxy/index.js';
+import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 

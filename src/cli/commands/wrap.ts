@@ -1,6 +1,6 @@
-import { loadProxyConfig } from '../../config/proxy-config.js';
 import { SpillwayError } from '../../core/index.js';
 import { DEFAULT_PROXY_PORT } from '../../proxy/index.js';
+import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command, ParsedArgs } from '../command.js';
 import { integerFlag } from '../io.js';
 import { agentKindOf, defaultUpstream } from '../wrap/agent-environment.js';

@@ -5,10 +5,10 @@
  * terminal and signals, and its exit code returned once the proxy this run started is stopped.
  */
 import { spawn } from 'node:child_process';
-import type { ProxyConfig } from '../../config/proxy-config.js';
 import { SpillwayError } from '../../core/index.js';
 import { serverRoot } from '../../models/index.js';
 import { type ProxyLogEntry, startProxy } from '../../proxy/index.js';
+import type { ProxyConfig } from '../../proxy/proxy-config.js';
 import { agentKindOf, agentLaunch, upstreamFormatOf } from './agent-environment.js';
 
 /** Options of {@link runWrapped}. */

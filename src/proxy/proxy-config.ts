@@ -6,10 +6,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { checkReserveInWindow } from '../config/check-consistency.js';
+import { configPathText, configShapeError } from '../config/config-error.js';
+import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
+import { compileOverflowPatterns } from '../config/overflow-patterns.js';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
-import { checkReserveInWindow } from './check-consistency.js';
-import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from './limit-setting.js';
-import { compileOverflowPatterns } from './overflow-patterns.js';
 
 const positive = z.int().positive();
 
@@ -103,38 +104,11 @@ function settingsOf(value: z.infer<typeof PROXY_MODEL_SETTINGS>): ProxyModelSett
   return settings;
 }
 
-function pathText(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, index) => {
-      if (typeof key === 'number') return `[${key}]`;
-      const name = String(key);
-      if (/^[A-Za-z_]\w*$/.test(name)) return index === 0 ? name : `.${name}`;
-      return `[${JSON.stringify(name)}]`;
-    })
-    .join('');
-}
-
-function shapeError(error: z.ZodError, prefix: string): SpillwayError {
-  // An unknown key also leaves its intended key missing: report the unknown key, it names the fix.
-  const issue = error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? error.issues[0];
-  const base = issue?.path ?? [];
-  let where = pathText(base);
-  let message = issue?.message ?? 'invalid';
-  if (issue?.code === 'unrecognized_keys') {
-    const key = issue.keys[0] ?? '';
-    where = pathText([...base, key]);
-    const last = base.at(-1);
-    const allowed =
-      last === 'context_length' || last === 'output_cap'
-        ? [...LIMIT_SETTING_KEYS]
-        : base.length === 0
-          ? Object.keys(PROXY_CONFIG.shape)
-          : Object.keys(MODEL_SETTINGS_SHAPE);
-    message = `unknown key; use one of ${allowed.join(', ')}`;
-  }
-  return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
-    data: { path: where },
-  });
+/** The keys allowed where an unknown key was found, for the message. */
+function allowedKeys(path: readonly PropertyKey[]): string[] {
+  const last = path.at(-1);
+  if (last === 'context_length' || last === 'output_cap') return [...LIMIT_SETTING_KEYS];
+  return path.length === 0 ? Object.keys(PROXY_CONFIG.shape) : Object.keys(MODEL_SETTINGS_SHAPE);
 }
 
 /**
@@ -149,7 +123,7 @@ function shapeError(error: z.ZodError, prefix: string): SpillwayError {
 export function parseProxyConfig(value: unknown, options: ParseProxyConfigOptions = {}): ProxyConfig {
   const prefix = options.source === undefined ? '' : `${options.source}: `;
   const parsed = PROXY_CONFIG.safeParse(value);
-  if (!parsed.success) throw shapeError(parsed.error, prefix);
+  if (!parsed.success) throw configShapeError(parsed.error, { prefix, allowedKeys });
   const file = parsed.data;
   let overflowPatterns: OverflowPattern[] = [];
   if (file.overflow_patterns !== undefined) {
@@ -190,7 +164,7 @@ function checkProxyConsistency(file: ProxyConfigFile, prefix: string): void {
     prefix,
   });
   for (const [model, settings] of Object.entries(file.models ?? {})) {
-    const own = (key: string) => pathText(['models', model, key]);
+    const own = (key: string) => configPathText(['models', model, key]);
     checkReserveInWindow({
       contextLength: window(settings.context_length ?? file.context_length),
       reserve: settings.reserve ?? file.reserve,

@@ -10,10 +10,11 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { checkReserveInWindow } from '../config/check-consistency.js';
+import { configShapeError } from '../config/config-error.js';
+import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
+import { compileOverflowPatterns } from '../config/overflow-patterns.js';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
-import { checkReserveInWindow } from './check-consistency.js';
-import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from './limit-setting.js';
-import { compileOverflowPatterns } from './overflow-patterns.js';
 
 /** The file looked for in the working directory. */
 export const CHAT_CONFIG_FILE = 'spillway.config.json';
@@ -131,17 +132,6 @@ export interface ChatConfig {
   source?: string;
 }
 
-function pathText(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, index) => {
-      if (typeof key === 'number') return `[${key}]`;
-      const name = String(key);
-      if (/^[A-Za-z_]\w*$/.test(name)) return index === 0 ? name : `.${name}`;
-      return `[${JSON.stringify(name)}]`;
-    })
-    .join('');
-}
-
 /** The keys allowed where an unknown key was found, for the message. */
 function allowedKeys(path: readonly PropertyKey[]): string[] {
   const [first, , third] = path;
@@ -152,27 +142,6 @@ function allowedKeys(path: readonly PropertyKey[]): string[] {
   if (first === 'mcp_servers' && third === undefined)
     return ['command', 'args', 'env', 'cwd (stdio)', 'url', 'headers (streamable HTTP)'];
   return [];
-}
-
-function shapeError(error: z.ZodError, prefix: string): SpillwayError {
-  // An unknown key also leaves a union branch or a required key unmatched: report the unknown key.
-  const issues = error.issues.flatMap((issue) =>
-    issue.code === 'invalid_union'
-      ? issue.errors.flat().map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }))
-      : [issue],
-  );
-  const issue = issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? issues[0];
-  const base = issue?.path ?? [];
-  let where = pathText(base);
-  let message = issue?.message ?? 'invalid';
-  if (issue?.code === 'unrecognized_keys') {
-    where = pathText([...base, issue.keys[0] ?? '']);
-    const allowed = allowedKeys(base);
-    message = allowed.length > 0 ? `unknown key; use one of ${allowed.join(', ')}` : 'unknown key';
-  }
-  return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
-    data: { path: where },
-  });
 }
 
 /** Options of {@link parseChatConfig}. */
@@ -195,7 +164,7 @@ export interface ParseChatConfigOptions {
 export function parseChatConfig(value: unknown, options: ParseChatConfigOptions = {}): ChatConfig {
   const prefix = options.source === undefined ? '' : `${options.source}: `;
   const parsed = CHAT_CONFIG.safeParse(value);
-  if (!parsed.success) throw shapeError(parsed.error, prefix);
+  if (!parsed.success) throw configShapeError(parsed.error, { prefix, allowedKeys });
   const file = parsed.data;
   let overflowPatterns: OverflowPattern[] = [];
   if (file.overflow_patterns !== undefined) {
