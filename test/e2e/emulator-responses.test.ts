@@ -146,7 +146,7 @@ describe('POST /v1/responses', () => {
 
 describe('counting endpoints', () => {
   it('answers /v1/responses/input_tokens with what a response would report', async () => {
-    const emulator = await start('vllm');
+    const emulator = await start('openai');
     const input = conversation(2, 100);
     const counted = await fetch(`${emulator.url}/v1/responses/input_tokens`, {
       method: 'POST',

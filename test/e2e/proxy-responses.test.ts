@@ -17,8 +17,9 @@ afterEach(async () => {
 
 async function setup(
   contextLength: number,
+  profile: 'vllm' | 'openai' = 'vllm',
 ): Promise<{ emulator: Emulator; proxy: RunningProxy; logs: ProxyLogEntry[]; client: OpenAI }> {
-  const emulator = await startEmulator({ profile: 'vllm', contextLength });
+  const emulator = await startEmulator({ profile, contextLength });
   open.push(emulator);
   const logs: ProxyLogEntry[] = [];
   const proxy = await startProxy({ upstream: emulator.url, port: 0, onLog: (entry) => logs.push(entry) });
@@ -109,7 +110,8 @@ describe('POST /v1/responses through the proxy', () => {
   });
 
   it('answers /v1/responses/input_tokens for the fitted request, counted by the upstream', async () => {
-    const { emulator, proxy } = await setup(6_000);
+    // OpenAI's counting endpoint (vLLM serves the Responses API but not this one).
+    const { emulator, proxy } = await setup(6_000, 'openai');
     const body = JSON.stringify({ model: 'm', input: codexInput(8), tools });
     const post = (url: string) =>
       fetch(`${url}/v1/responses/input_tokens`, {

@@ -5,7 +5,7 @@
  * gets a `SpillwayError` saying what to pass, never a `TypeError` from deep inside.
  */
 import { SpillwayError } from '../errors/index.js';
-import type { ChatRequest, Message } from './types.js';
+import { type ChatRequest, type Message, REQUEST_FORMATS, type RequestFormat } from './types.js';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
@@ -139,8 +139,8 @@ function wireFormatOf(value: Record<string, unknown>): 'openai' | 'anthropic' {
 
 /** What is wrong with a request's own fields (besides its messages), or `undefined`. */
 function requestFieldProblem(value: Record<string, unknown>, requireExtra: boolean): string | undefined {
-  if (value.format !== undefined && value.format !== 'openai' && value.format !== 'anthropic')
-    return 'request.format must be "openai" or "anthropic"';
+  if (value.format !== undefined && !REQUEST_FORMATS.includes(value.format as RequestFormat))
+    return `request.format must be one of ${REQUEST_FORMATS.map((format) => `"${format}"`).join(', ')}`;
   if (!Array.isArray(value.tools)) return 'request.tools must be an array of tool definitions ([] for none)';
   if (!value.tools.every((tool) => isPlainObject(tool) && typeof tool.name === 'string'))
     return 'every tool definition needs a string name';

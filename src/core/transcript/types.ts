@@ -127,6 +127,9 @@ export interface ToolDefinition {
 /** `responses`: the OpenAI Responses API (`input` items, `instructions`, `max_output_tokens`). */
 export type RequestFormat = 'openai' | 'anthropic' | 'responses';
 
+/** Every {@link RequestFormat}. */
+export const REQUEST_FORMATS: readonly RequestFormat[] = ['openai', 'anthropic', 'responses'];
+
 /** A normalized chat request. */
 export interface ChatRequest {
   format: RequestFormat;
