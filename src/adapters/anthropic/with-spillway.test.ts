@@ -128,7 +128,7 @@ describe('withSpillway (@anthropic-ai/sdk)', () => {
       wrapped.messages.create({
         ...params,
         max_tokens: 1_024,
-        messages: [{ role: 'user', content: 'word '.repeat(8_000) }],
+        messages: [{ role: 'user', content: 'word '.repeat(20_000) }],
       }),
     ).rejects.toSatisfy((error) => ContextTruncatedError.isInstance(error));
     expect(bodies).toHaveLength(0);

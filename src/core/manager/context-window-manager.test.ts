@@ -60,7 +60,7 @@ describe('ContextWindowManager', () => {
   });
 
   it('elides the oldest tool results before dropping turns: the longest prefix stays cached', () => {
-    const manager = new ContextWindowManager({ contextLength: 8_000, exact });
+    const manager = new ContextWindowManager({ contextLength: 7_000, exact });
     const messages = [...head, ...turn(1, 200), ...turn(2, 200), ...turn(3, 200), ...turn(4, 10)];
     const result = manager.fit(request(messages));
     expect(result.cut.kind).toBe('elide');
@@ -148,7 +148,9 @@ describe('ContextWindowManager', () => {
     // Another request of the same kind, not an extension of the counted one: calibrated, not anchored.
     const other = manager.fit(request([...head, ...turn(2, 50)]));
     expect(other.anchored).toBe(false);
-    expect(other.estimate).toBe(Math.ceil(other.breakdown.total * 0.6 * 1.1));
+    // The reported ratio (0.6, the rounding up of the report included) and the first report's margin.
+    expect(other.estimate).toBeGreaterThanOrEqual(Math.ceil(other.breakdown.total * 0.6 * 1.1));
+    expect(other.estimate).toBeLessThanOrEqual(Math.ceil(other.breakdown.total * 0.6 * 1.1) + 1);
     expect(other.estimate).toBeLessThan(other.breakdown.total);
   });
 

@@ -43,7 +43,7 @@ function request(messages: Message[], tools: ToolDefinition[] = []): ChatRequest
 describe('ContextWindowManager notices', () => {
   it('raises a schema-floor warning once, naming the costliest server', () => {
     const events: ManagerEvent[] = [];
-    const tools = [...schemaTools('github', 60), ...schemaTools('jira', 10)];
+    const tools = [...schemaTools('github', 45), ...schemaTools('jira', 10)];
     const manager = new ContextWindowManager({
       contextLength: 12_000,
       onEvent: (event) => events.push(event),
@@ -52,7 +52,7 @@ describe('ContextWindowManager notices', () => {
     expect(first.notices).toHaveLength(1);
     expect(first.notices[0]).toMatchObject({ code: 'tool_schema_floor', level: 'warning' });
     expect(first.notices[0]?.message).toMatch(
-      /^tool schemas use .* of the 12k context window — github .* \(60 tools\), jira/,
+      /^tool schemas use .* of the 12k context window — github .* \(45 tools\), jira/,
     );
     expect(manager.fit(request(head, tools)).notices).toEqual([]);
     expect(events.filter((event) => event.type === 'notice')).toHaveLength(1);

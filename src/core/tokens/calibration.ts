@@ -80,16 +80,21 @@ function inputOf(raw: number | CalibrationInput): CalibrationInput {
   return typeof raw === 'number' ? { text: raw, overhead: 0 } : raw;
 }
 
+function totalOf(raw: number | CalibrationInput): number {
+  return typeof raw === 'number' ? raw : raw.text + raw.overhead;
+}
+
 /** Real tokens at most, for a raw estimate (a total, or split into text and overhead), rounded up. */
 export function applyCalibration(calibration: Calibration, raw: number | CalibrationInput): number {
-  if (typeof raw === 'number') return Math.ceil(raw * scalarFactor(calibration));
+  if (typeof raw === 'number' || calibration.text === calibration.overhead)
+    return Math.ceil(totalOf(raw) * scalarFactor(calibration));
   return Math.ceil(raw.text * calibration.text + raw.overhead * calibration.overhead);
 }
 
 /** Real tokens at least, for a raw estimate. */
 export function calibratedLowerBound(calibration: Calibration, raw: number | CalibrationInput): number {
-  if (typeof raw === 'number')
-    return Math.floor(raw * Math.min(calibration.textLow, calibration.overheadLow));
+  if (typeof raw === 'number' || calibration.textLow === calibration.overheadLow)
+    return Math.floor(totalOf(raw) * Math.min(calibration.textLow, calibration.overheadLow));
   return Math.floor(raw.text * calibration.textLow + raw.overhead * calibration.overheadLow);
 }
 
