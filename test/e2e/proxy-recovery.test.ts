@@ -149,7 +149,7 @@ describe('upstream overflow recovery', () => {
 
   it('answers 400 context_length_exceeded without sending the request when nothing fits the known window', async () => {
     const { emulator, client } = await setup({ profile: 'litellm-vllm', scale: 0.1 });
-    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 24_000 });
+    const huge = fakeToolResult({ name: 'read_file', args: { path: 'src/big.ts' }, seed: 2, size: 60_000 });
     const error = await client.chat.completions
       .create({ model: 'glm5.2', messages: [{ role: 'user', content: huge }] })
       .catch((caught: unknown) => caught);

@@ -86,8 +86,14 @@ const accepted = (emulator: Emulator) =>
     .map((record) => JSON.stringify(record.body));
 const turns = (emulator: Emulator) =>
   accepted(emulator).filter((body) => !body.includes(SUMMARY_REQUEST_MARKER));
+/** The limits probe: a request for more reply than any window, refused before anything is generated. */
+const PROBE_MAX_TOKENS = 1_000_000_000;
+const chatRecords = (emulator: Emulator) =>
+  emulator.requests.filter((record) => record.path === '/v1/chat/completions');
+const probes = (emulator: Emulator) =>
+  chatRecords(emulator).filter((record) => record.maxTokens === PROBE_MAX_TOKENS).length;
 const rejected = (emulator: Emulator) =>
-  emulator.requests.filter((record) => record.path === '/v1/chat/completions' && record.status !== 200)
+  chatRecords(emulator).filter((record) => record.status !== 200 && record.maxTokens !== PROBE_MAX_TOKENS)
     .length;
 
 describe('proxies sharing a Redis store', () => {
@@ -103,14 +109,16 @@ describe('proxies sharing a Redis store', () => {
     await session([await proxy(unshared, 'memory'), await proxy(unshared, 'memory')]);
 
     expect(turns(alone)).toHaveLength(TURNS);
-    expect(accepted(alone).length).toBeGreaterThan(TURNS);
-    // The window (4,000, not the advertised 9,600) is learned once, by whichever instance hit it.
-    expect(rejected(alone)).toBe(1);
-    expect(rejected(balanced)).toBe(1);
+    // The window (4,000, not the advertised 9,600) is found by each instance's zero-cost probe, so
+    // no turn is rejected.
+    expect(probes(alone)).toBe(1);
+    expect(probes(balanced)).toBe(2);
+    expect(rejected(alone)).toBe(0);
+    expect(rejected(balanced)).toBe(0);
     expect(accepted(balanced)).toEqual(accepted(alone));
-    // Without the shared store, the second instance learns the window again and compresses from
-    // scratch: the bytes drift from what one proxy sends.
-    expect(rejected(unshared)).toBeGreaterThan(1);
+    // Without the shared store, the second instance has neither the first one's calibration nor its
+    // cut: a turn is rejected and the bytes drift from what one proxy sends.
+    expect(rejected(unshared)).toBeGreaterThan(0);
     expect(accepted(unshared)).not.toEqual(accepted(alone));
   });
 

@@ -77,8 +77,9 @@ describe('the same upstream rejection through every surface', () => {
       config: parseChatConfig({
         base_url: `${chatServer.url}/v1`,
         model: MODEL,
-        context_length: BELIEVED,
-        output_cap: 20_000,
+        // Marked hard, so the chat keeps believing it rather than what the server reports.
+        context_length: { value: BELIEVED, hard: true },
+        output_cap: { value: 20_000, hard: true },
       }),
       flags: { store: join(root, 'sessions.db') },
       root,
@@ -124,7 +125,7 @@ describe('the same upstream rejection through every surface', () => {
     const proxy = await startProxy({
       upstream: proxyServer.url,
       port: 0,
-      config: parseProxyConfig({ context_length: BELIEVED }),
+      config: parseProxyConfig({ context_length: { value: BELIEVED, hard: true } }),
     });
     closing.push(proxy);
     const response = await fetch(`${proxy.url}/v1/chat/completions`, {
