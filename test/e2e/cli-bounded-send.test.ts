@@ -66,7 +66,12 @@ describe('spillway fit', () => {
     expect(output.request.messages.slice(0, 2)).toEqual(input.messages.slice(0, 2));
     expect(output.request.messages.at(-1)).toEqual(input.messages.at(-1));
     expect(output.request.tools).toEqual(input.tools);
-    expect(typeof output.request.max_tokens).toBe('number');
+    // No reply cap asked for and none known: the provider's default takes the room the prompt leaves.
+    expect(output.request.max_tokens).toBeUndefined();
+    const capped = JSON.parse(
+      spillway(['fit', example, '--context-length', '16384', '--output-cap', '4096']).stdout,
+    );
+    expect(capped.request.max_tokens).toBe(4_096);
   });
 
   it('shortens an oversized newest turn’s tool results rather than refusing', () => {

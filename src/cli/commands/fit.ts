@@ -10,7 +10,8 @@ export const fitCommand: Command = {
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
 oldest first), then drops the oldest whole turns until the estimate is within window - reserve -
 3% safety, never the head (system + first user message) or the newest turn,
-sets max_tokens to the room left when the request has none, and lowers one the window has no room for (--clamp lower only lowers; never leaves it).
+sets max_tokens to the room left when the request has none and the output cap is known (always
+for Anthropic Messages, which require it), and lowers one the window has no room for (--clamp lower only lowers; never leaves it).
 --max-tokens replaces the request's own max_tokens; --summary leaves the request out of the output.
 
 output: {"request":{…same format as the input…},"pruned":bool,"dropped_turns":N,"estimate":N,"budget":N,…}

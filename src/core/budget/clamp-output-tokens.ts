@@ -10,7 +10,8 @@ export const CLAMP_MARGIN = 512;
 export const MIN_CLAMPED_OUTPUT = 1_024;
 
 /**
- * When to clamp: `auto` fills in a missing `max_tokens` when the model's output cap is known, and
+ * When to clamp: `auto` fills in a missing `max_tokens` when the model's output cap is known or the
+ * format requires one, and
  * lowers one the window or the output cap has no room for; `lower` only lowers (a request without one goes out without one: the proxy's
  * mode, so a request that fits goes out unchanged); `never` leaves it.
  */
@@ -25,6 +26,8 @@ export interface ClampOptions {
   /** The caller's own `max_tokens`, if any. */
   requested?: number;
   mode?: ClampMode;
+  /** The wire format requires `max_tokens` (Anthropic Messages): `auto` fills it in even without a cap. */
+  required?: boolean;
 }
 
 /**
@@ -42,11 +45,12 @@ export function clampOutputTokens({
   outputCap,
   requested,
   mode = 'auto',
+  required = false,
 }: ClampOptions): number | undefined {
   if (mode === 'never' || (mode === 'lower' && requested === undefined)) return requested;
   // With no cap known there is nothing to fill in: the provider's default takes the room the
   // prompt leaves, which no estimate can state more exactly.
-  if (requested === undefined && outputCap === undefined) return undefined;
+  if (requested === undefined && outputCap === undefined && !required) return undefined;
   const room = window - promptEstimate - CLAMP_MARGIN;
   const cap = outputCap ?? Number.POSITIVE_INFINITY;
   const floor = Math.min(MIN_CLAMPED_OUTPUT, cap);

@@ -402,6 +402,7 @@ export class ContextWindowManager {
       outputCap: this.outputCapFor(model),
       requested: request.maxTokens,
       mode: this.#options.clamp,
+      required: request.format === 'anthropic',
     });
     const fitted: ChatRequest = { ...request, messages: plan.messages };
     if (maxTokens === undefined) delete fitted.maxTokens;
