@@ -49,7 +49,8 @@ describe('a client that asks for more reply than its window leaves', () => {
       upstream: emulator.url,
       port: 0,
       upstreamFormat: 'anthropic',
-      config: parseProxyConfig({ context_length: WINDOW }),
+      // Hard: the emulator serves less than the catalog's window for this model name.
+      config: parseProxyConfig({ context_length: { value: WINDOW, hard: true } }),
     });
     closing.push(proxy);
     const response = await fetch(`${proxy.url}/v1/messages`, {
