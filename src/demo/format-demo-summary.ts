@@ -1,6 +1,8 @@
 import { describeLimitSource, PROBE_MAX_TOKENS } from '../models/index.js';
+import { type DemoRunVerdict, type DemoVerdict, demoVerdict } from './demo-verdict.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
+import { percent, verdictLines } from './verdict-lines.js';
 
 const count = (value: number): string => value.toLocaleString('en-US');
 
@@ -38,70 +40,81 @@ export function limitsLines(result: DemoResult): string[] {
   return lines;
 }
 
-/** Where a stuck run stopped, in words. */
-export function stuckLine(run: DemoRun, result: DemoResult): string {
-  if (!run.stuck) return `${run.name}: completed all ${result.turns} turns`;
-  const at = run.stuckAt;
-  if (!at)
-    return `${run.name}: stopped after ${run.turnsCompleted} turns (${run.reason}: ${run.message ?? ''})`;
-  const sum =
-    at.maxTokens === undefined
-      ? ''
-      : ` + max_tokens ${count(at.maxTokens)} = ${count(at.promptTokens + at.maxTokens)}`;
-  const window = at.window ?? result.realWindow;
-  return `${run.name}: stuck at turn ${at.turn}: prompt ${count(at.promptTokens)}${sum} > the ${count(window)}-token window (${at.overflow ?? 'rejected'}); sent again unchanged it fails the same way`;
+/** The summary table's rows: a label and each run's figure. */
+export function summaryRows(result: DemoResult, verdict: DemoVerdict): Array<[string, string, string]> {
+  const { plain, spillway } = result.runs;
+  const both = (figure: (run: DemoRun, judged: DemoRunVerdict) => string): [string, string] => [
+    figure(plain, verdict.plain),
+    figure(spillway, verdict.spillway),
+  ];
+  return [
+    ['turns completed', ...both((run) => `${run.turnsCompleted} / ${result.turns}`)],
+    [
+      'stuck',
+      ...both((run) => (run.stuck ? `yes (turn ${run.stuckAt?.turn ?? run.turnsCompleted + 1})` : 'no')),
+    ],
+    [
+      'prompts silently truncated',
+      ...both((_, judged) =>
+        judged.truncatedRequests === 0
+          ? '0'
+          : `${judged.truncatedRequests} (up to ${percent(judged.contextLostMax)} lost)`,
+      ),
+    ],
+    ['overflows: context', ...both((run) => count(run.overflows.context))],
+    ['overflows: budget', ...both((run) => count(run.overflows.budget))],
+    ['overflows: output cap', ...both((run) => count(run.overflows.output_cap))],
+    ['recoveries', ...both((run) => count(run.recoveries))],
+    ['provider calls', ...both((run) => count(run.providerCalls))],
+    ['prompt tokens sent', ...both((run) => count(run.promptTokensSent))],
+    [
+      '  per completed turn',
+      ...both((_, judged) =>
+        judged.promptTokensPerTurn === undefined ? '-' : count(judged.promptTokensPerTurn),
+      ),
+    ],
+    ['largest accepted prompt', ...both((run) => count(run.promptTokensMax))],
+    ['prunes / compactions', ...both((run) => `${run.prunes.length} / ${run.compactions.length}`)],
+  ];
+}
+
+/** The setting of the demo: what the backend advertises and enforces, how each run sends. */
+export function settingLines(result: DemoResult): string[] {
+  const cap =
+    result.advertised.outputCap === undefined
+      ? 'unset (no cap advertised)'
+      : `${count(result.advertised.outputCap)} (the advertised cap)`;
+  const reserve = result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`;
+  return [
+    backendLine(result),
+    `plain: the full transcript, max_tokens ${cap}; spillway: fitted to its limits${reserve}, recovery on`,
+    ...limitsLines(result),
+  ];
 }
 
 /**
- * The side-by-side summary printed after the progress lines.
+ * What `spillway demo` prints after the runs: the verdict first, then the side-by-side table, then
+ * the setting and what Spillway learned. The per-turn lines follow it.
  *
  * @example
  * process.stdout.write(formatDemoSummary(result));
  */
-export function formatDemoSummary(result: DemoResult): string {
-  const { plain, spillway } = result.runs;
-  const rows: Array<[string, string, string]> = [
-    ['', 'plain', 'spillway'],
-    [
-      'turns completed',
-      `${plain.turnsCompleted} / ${result.turns}`,
-      `${spillway.turnsCompleted} / ${result.turns}`,
-    ],
-    [
-      'stuck',
-      plain.stuck ? `yes (turn ${plain.stuckAt?.turn ?? plain.turnsCompleted + 1})` : 'no',
-      spillway.stuck ? `yes (turn ${spillway.stuckAt?.turn ?? spillway.turnsCompleted + 1})` : 'no',
-    ],
-    ['overflows: context', count(plain.overflows.context), count(spillway.overflows.context)],
-    ['overflows: budget', count(plain.overflows.budget), count(spillway.overflows.budget)],
-    ['overflows: output cap', count(plain.overflows.output_cap), count(spillway.overflows.output_cap)],
-    ['recoveries', count(plain.recoveries), count(spillway.recoveries)],
-    ['provider calls', count(plain.providerCalls), count(spillway.providerCalls)],
-    ['prompt tokens sent', count(plain.promptTokensSent), count(spillway.promptTokensSent)],
-    ['largest accepted prompt', count(plain.promptTokensMax), count(spillway.promptTokensMax)],
-    [
-      'prunes / compactions',
-      `${plain.prunes.length} / ${plain.compactions.length}`,
-      `${spillway.prunes.length} / ${spillway.compactions.length}`,
-    ],
-  ];
+export function formatDemoSummary(result: DemoResult, verdict: DemoVerdict = demoVerdict(result)): string {
+  const rows: Array<[string, string, string]> = [['', 'plain', 'spillway'], ...summaryRows(result, verdict)];
   const width = Math.max(...rows.map(([label]) => label.length));
   const column = Math.max(...rows.map(([, value]) => value.length)) + 3;
-  const table = rows.map(
-    ([label, left, right]) => `  ${label.padEnd(width)}   ${left.padEnd(column)}${right}`,
+  const table = rows.map(([label, left, right]) =>
+    `  ${label.padEnd(width)}   ${left.padEnd(column)}${right}`.trimEnd(),
   );
   const scale = result.profile === 'litellm-vllm' ? ` at ${result.scale} scale` : '';
   return [
-    '',
     `spillway demo · ${result.profile}${scale} · model ${result.model}`,
-    `  ${backendLine(result)}`,
-    `  plain: the full transcript, max_tokens = ${result.advertised.outputCap === undefined ? 'unset' : count(result.advertised.outputCap)} (the advertised cap); spillway: fitted to its limits${result.reserve === undefined ? '' : ` with a ${count(result.reserve)}-token reserve`}, recovery on`,
-    ...limitsLines(result).map((line) => `  ${line}`),
+    '',
+    ...verdictLines(result, verdict).map((line) => `  ${line}`),
     '',
     ...table,
     '',
-    `  ${stuckLine(plain, result)}`,
-    `  ${stuckLine(spillway, result)}`,
+    ...settingLines(result).map((line) => `  ${line}`),
     '',
   ].join('\n');
 }

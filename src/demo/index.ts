@@ -8,7 +8,13 @@
  * const result = await runDemo({ onProgress: console.log });
  * console.log(formatDemoSummary(result));
  */
-export { type DemoReport, type DemoRunReport, demoReport } from './demo-report.js';
+export {
+  type DemoReport,
+  type DemoRunReport,
+  type DemoRunVerdictReport,
+  type DemoVerdictReport,
+  demoReport,
+} from './demo-report.js';
 export {
   DEMO_PASTE_TOKENS,
   DEMO_TASK,
@@ -16,7 +22,14 @@ export {
   demoSession,
   type PlannedCall,
 } from './demo-session.js';
-export { backendLine, formatDemoSummary, stuckLine } from './format-demo-summary.js';
+export {
+  type DemoOutcome,
+  type DemoRunVerdict,
+  type DemoUnchanged,
+  type DemoVerdict,
+  demoVerdict,
+} from './demo-verdict.js';
+export { backendLine, formatDemoSummary, settingLines, summaryRows } from './format-demo-summary.js';
 export { CHART_COLORS, renderDemoHtml } from './render-demo-html.js';
 export {
   DEMO_DEFAULT_PROFILE,
@@ -34,3 +47,4 @@ export {
   type RunDemoSessionOptions,
   runDemoSession,
 } from './run-demo-session.js';
+export { runVerdictLine, verdictLines } from './verdict-lines.js';

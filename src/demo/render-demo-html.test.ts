@@ -22,7 +22,7 @@ function run(name: DemoRun['name'], overrides: Partial<DemoRun>): DemoRun {
       maxTokens: 2_000,
       accepted: true,
     })),
-    prunes: [{ turn: 4, droppedTurns: 2 }],
+    prunes: [{ turn: 4, droppedTurns: 2, elided: 0 }],
     compactions: [{ turn: 3, removed: 4, kind: 'digest' }],
     ...overrides,
   };

@@ -17,6 +17,11 @@ export interface DemoRequest {
   turn: number;
   /** Prompt tokens the backend counted (rejected requests included). */
   promptTokens: number;
+  /**
+   * Prompt tokens the server kept, as its `usage` reported them; present only when it kept fewer
+   * than it was sent (a silent truncation, as Ollama does beyond `num_ctx`).
+   */
+  keptTokens?: number;
   maxTokens?: number;
   accepted: boolean;
   /** How Spillway classified the rejection. */
@@ -41,7 +46,8 @@ export interface DemoRun {
   /** Prompt tokens of every request, as the backend counted them. */
   promptTokensSent: number;
   requests: DemoRequest[];
-  prunes: Array<{ turn: number; droppedTurns: number }>;
+  /** Every cut the manager made: old turns left out (all so far), old tool results elided. */
+  prunes: Array<{ turn: number; droppedTurns: number; elided: number }>;
   compactions: Array<{ turn: number; removed: number; kind: string }>;
   /** The request the run could not get past. */
   stuckAt?: DemoRequest;
@@ -126,9 +132,12 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
     const requests = records.map((record): DemoRequest => {
       const accepted = record.status === 200;
       const rejection = accepted ? undefined : rejections.shift();
+      const promptTokens = record.promptTokens ?? 0;
+      const kept = record.reportedPromptTokens;
       return {
         turn,
-        promptTokens: record.promptTokens ?? 0,
+        promptTokens,
+        ...(accepted && kept !== undefined && kept < promptTokens ? { keptTokens: kept } : {}),
         ...(record.maxTokens === undefined ? {} : { maxTokens: record.maxTokens }),
         accepted,
         ...(rejection ? { overflow: rejection.kind } : {}),
@@ -146,7 +155,8 @@ export async function runDemoSession(options: RunDemoSessionOptions): Promise<De
       turn = event.iteration;
     } else if (event.type === 'cut') {
       pruned = Math.max(pruned, event.droppedTurns);
-      run.prunes.push({ turn, droppedTurns: event.droppedTurns });
+      if (event.droppedTurns === 0 && event.elided > 0) notes.push(`elided ${event.elided} old tool results`);
+      run.prunes.push({ turn, droppedTurns: event.droppedTurns, elided: event.elided });
     } else if (event.type === 'usage') {
       run.promptTokensMax = Math.max(run.promptTokensMax, event.promptTokens);
     } else if (event.type === 'recovery') {

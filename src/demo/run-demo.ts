@@ -18,6 +18,7 @@ import { type LimitSource, type ResolvedLimits, resolveLimits } from '../models/
 import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
 import { demoSession } from './demo-session.js';
 import { type DemoRequest, type DemoRun, runDemoSession } from './run-demo-session.js';
+import { percent } from './verdict-lines.js';
 
 /** The default backend: LiteLLM in front of vLLM at 1:10 scale (9,600 / 9,600 advertised, 21,000 enforced). */
 export const DEMO_DEFAULT_PROFILE: EmulatorProfileName = 'litellm-vllm';
@@ -107,6 +108,10 @@ export function progressLine({
 }): string {
   const parts = requests.map((request) => {
     const sent = `prompt ${count(request.promptTokens).padStart(6)} + max_tokens ${count(request.maxTokens).padStart(5)}`;
+    if (request.accepted && request.keptTokens !== undefined) {
+      const lost = (request.promptTokens - request.keptTokens) / request.promptTokens;
+      return `${sent} → ok, but the server kept ${count(request.keptTokens)} (${percent(lost)} dropped silently)`;
+    }
     if (request.accepted) return `${sent} → ok`;
     const window = request.window === undefined ? '' : `, window ${count(request.window)}`;
     return `${sent} → rejected (${request.overflow ?? 'error'} overflow${window})`;

@@ -32,14 +32,15 @@ export const demoCommand: Command = {
 Starts a backend emulator in-process (default: ${DEMO_DEFAULT_PROFILE} at ${DEMO_DEFAULT_SCALE} scale: LiteLLM advertises
 9,600 input / 9,600 output tokens, vLLM behind it enforces 21,000 on prompt + max_tokens) and runs one
 scripted coding session twice: through a plain client (the full transcript, max_tokens = the
-advertised cap) and through Spillway (fitted to the discovered limits, recovery on). Prints a line
-per turn, then a side-by-side summary. No network, no API key.
+advertised cap) and through Spillway (fitted to the discovered limits, recovery on). Prints the
+verdict (who completed, who got stuck and why, who lost context to a silent truncation), a
+side-by-side summary, the setting, then a line per turn. No network, no API key.
 
   --profile P        ${PROFILE_NAMES.join(', ')}
   --turns N          assistant turns of the session, the last one the answer (default ${DEMO_DEFAULT_TURNS})
   --scale F          litellm-vllm: scale of its limits (default ${DEMO_DEFAULT_SCALE})
-  --json             print {"profile","turns","runs":{"plain":R,"spillway":R}} instead
-  --report FILE      also write a self-contained HTML page charting prompt tokens per turn`,
+  --json             print {"profile","turns","runs":{"plain":R,"spillway":R},"limits","learned","verdict"} instead
+  --report FILE      also write a self-contained HTML page charting each request's prompt + max_tokens`,
   options: {
     profile: { type: 'string' },
     turns: { type: 'string' },
@@ -53,12 +54,19 @@ per turn, then a side-by-side summary. No network, no API key.
     const turns = integerFlag(values.turns as string | undefined, 'turns', { min: 2 }) ?? DEMO_DEFAULT_TURNS;
     const scale = scaleFlag(values.scale as string | undefined) ?? DEMO_DEFAULT_SCALE;
     const json = values.json === true;
+    const lines: string[] = [];
+    // The per-turn lines follow the verdict; a terminal sees each one go by as it happens.
+    const live = !json && process.stderr.isTTY === true;
     const result = await runDemo({
       profile,
       turns,
       scale,
-      ...(json ? {} : { onProgress: (line: string) => process.stdout.write(`${line}\n`) }),
+      onProgress: (line: string) => {
+        lines.push(line);
+        if (live) process.stderr.write(`\r\x1b[K${line.slice(0, (process.stderr.columns ?? 80) - 1)}`);
+      },
     });
+    if (live) process.stderr.write('\r\x1b[K');
     const report = values.report as string | undefined;
     if (report !== undefined) {
       try {
@@ -75,6 +83,7 @@ per turn, then a side-by-side summary. No network, no API key.
     else {
       process.stdout.write(formatDemoSummary(result));
       if (report !== undefined) process.stdout.write(`  report: ${report}\n`);
+      process.stdout.write(`\nper turn:\n${lines.join('\n')}\n`);
     }
     return EXIT_OK;
   },
