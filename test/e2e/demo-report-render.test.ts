@@ -1,17 +1,20 @@
 /**
  * The demo's HTML report rendered in headless Chromium (Debian's `chromium`, driven by
- * playwright-core): the chart is laid out at its size, its series and limit lines are painted in
- * their colors, and the page asks for nothing over the network. Skipped only where Chromium is not
- * installed (`.ci/run` installs it).
+ * playwright-core) for every emulator profile: the chart is laid out at its size, its bars and
+ * limit lines are painted in their colors, no two of its text labels overlap as the browser lays
+ * them out (each label also stays inside the box the layout pass reserved for it), and the page
+ * asks for nothing over the network. Skipped only where Chromium is not installed (`.ci/run`
+ * installs it). With SPILLWAY_REPORT_SHOTS=DIR the screenshots are kept there.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inflateSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-import { CHART_COLORS, renderDemoHtml, runDemo } from '../../src/demo/index.js';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHART_COLORS, demoVerdict, renderDemoHtml, runDemo } from '../../src/demo/index.js';
+import { PROFILE_NAMES } from '../../src/emulator/index.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -82,16 +85,67 @@ function countColor(image: { pixels: Uint8Array }, hex: string, tolerance = 40):
   return found;
 }
 
-describe('the demo report in headless Chromium', () => {
-  it.skipIf(!available)(
-    `renders the chart with both runs and the window lines, offline${available ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
-    async () => {
-      // Long enough that the Spillway run prunes (old tool results are compressed first).
-      const result = await runDemo({ turns: 20 });
-      const dir = mkdtempSync(join(tmpdir(), 'spillway-report-'));
-      const file = join(dir, 'demo.html');
-      writeFileSync(file, renderDemoHtml(result));
-      const context = await chromium.launchPersistentContext(join(dir, 'profile'), {
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The little of the browser's DOM the measurement uses (the test is compiled without the DOM library). */
+interface PageElement {
+  getBoundingClientRect(): Rect;
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
+  textContent: string | null;
+  nextElementSibling: PageElement | null;
+}
+
+/** Every text of the chart as Chromium laid it out, and the backing box the layout reserved for each label. */
+function measureChart(page: Page): Promise<{
+  chart: Rect;
+  texts: Array<Rect & { text: string }>;
+  labels: Array<{ text: Rect; backing: Rect }>;
+}> {
+  return page.evaluate(() => {
+    const rect = (element: PageElement) => {
+      const box = element.getBoundingClientRect();
+      return { x: box.x, y: box.y, width: box.width, height: box.height };
+    };
+    const page = globalThis as unknown as { document: { querySelector(selector: string): PageElement } };
+    const svg = page.document.querySelector('svg#chart');
+    const texts = Array.from(svg.querySelectorAll('text')).map((text) => ({
+      text: text.textContent ?? '',
+      ...rect(text),
+    }));
+    const labels = Array.from(svg.querySelectorAll('rect.label-backing')).map((backing) => ({
+      backing: rect(backing),
+      text: rect(backing.nextElementSibling as PageElement),
+    }));
+    return { chart: rect(svg), texts, labels };
+  });
+}
+
+const intersect = (left: Rect, right: Rect): boolean =>
+  left.x < right.x + right.width &&
+  right.x < left.x + left.width &&
+  left.y < right.y + right.height &&
+  right.y < left.y + left.height;
+
+const within = (inner: Rect, outer: Rect, slack = 0.5): boolean =>
+  inner.x >= outer.x - slack &&
+  inner.y >= outer.y - slack &&
+  inner.x + inner.width <= outer.x + outer.width + slack &&
+  inner.y + inner.height <= outer.y + outer.height + slack;
+
+describe.skipIf(!available)(
+  `the demo report in headless Chromium${available ? '' : ` (skipped: no Chromium at ${CHROMIUM})`}`,
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spillway-report-'));
+    const shots = process.env.SPILLWAY_REPORT_SHOTS;
+    let context: BrowserContext;
+    beforeAll(async () => {
+      if (shots) mkdirSync(shots, { recursive: true });
+      context = await chromium.launchPersistentContext(join(dir, 'profile'), {
         executablePath: CHROMIUM,
         headless: true,
         args: [
@@ -106,28 +160,73 @@ describe('the demo report in headless Chromium', () => {
         ],
         viewport: { width: 1_100, height: 900 },
       });
-      try {
+    });
+    afterAll(async () => {
+      await context?.close();
+    });
+
+    // Every profile at the default length, and crowded charts: a short session, long ones.
+    const cases = [
+      ...PROFILE_NAMES.map((profile) => ({ profile, turns: 30 })),
+      { profile: 'litellm-vllm' as const, turns: 9 },
+      { profile: 'ollama' as const, turns: 60 },
+      { profile: 'vllm' as const, turns: 60 },
+    ];
+    it.each(cases)(
+      'renders $profile at $turns turns: every request a bar, no two labels overlapping, offline',
+      async ({ profile, turns }) => {
+        const result = await runDemo({ profile, turns });
+        const verdict = demoVerdict(result);
+        const file = join(dir, `${profile}-${turns}.html`);
+        writeFileSync(file, renderDemoHtml(result, verdict));
         const page = await context.newPage();
-        const requests: string[] = [];
-        page.on('request', (request) => requests.push(request.url()));
-        await page.goto(pathToFileURL(file).href);
-        const chart = page.locator('svg#chart');
-        const box = await chart.boundingBox();
-        expect(box?.width).toBeGreaterThan(800);
-        expect(box?.height).toBeGreaterThan(300);
-        const image = decodePng(await chart.screenshot({ type: 'png' }));
-        expect(image.width).toBeGreaterThan(800);
-        // Each series and limit line is drawn: hundreds of pixels in its color.
-        expect(countColor(image, CHART_COLORS.spillway)).toBeGreaterThan(500);
-        expect(countColor(image, CHART_COLORS.plain)).toBeGreaterThan(200);
-        expect(countColor(image, CHART_COLORS.realWindow)).toBeGreaterThan(300);
-        expect(countColor(image, CHART_COLORS.advertised)).toBeGreaterThan(200);
-        expect(await page.locator('svg#chart .failure').count()).toBeGreaterThanOrEqual(1);
-        expect(await page.locator('svg#chart .prune').count()).toBeGreaterThanOrEqual(1);
-        expect(requests).toEqual([pathToFileURL(file).href]);
-      } finally {
-        await context.close();
-      }
-    },
-  );
-});
+        try {
+          const requests: string[] = [];
+          page.on('request', (request) => requests.push(request.url()));
+          await page.goto(pathToFileURL(file).href);
+          const chart = page.locator('svg#chart');
+          const box = await chart.boundingBox();
+          expect(box?.width).toBeGreaterThan(800);
+          expect(box?.height).toBeGreaterThan(500);
+          const measured = await measureChart(page);
+          expect(measured.texts.length).toBeGreaterThan(20);
+          for (const [index, text] of measured.texts.entries()) {
+            expect(within(text, measured.chart), `"${text.text}" inside the chart`).toBe(true);
+            for (const other of measured.texts.slice(index + 1))
+              expect(intersect(text, other), `"${text.text}" and "${other.text}" overlap`).toBe(false);
+          }
+          // The layout pass worked on estimated boxes: the browser's text stays inside each of them.
+          expect(measured.labels.length).toBeGreaterThanOrEqual(2);
+          for (const label of measured.labels) expect(within(label.text, label.backing)).toBe(true);
+          const { plain, spillway } = result.runs;
+          const requestCount = plain.requests.length + spillway.requests.length;
+          expect(await page.locator('svg#chart rect.prompt, svg#chart rect.rejected').count()).toBe(
+            requestCount,
+          );
+          expect(await page.locator('svg#chart .failure').count()).toBe(
+            [...plain.requests, ...spillway.requests].filter((request) => !request.accepted).length,
+          );
+          expect(await page.locator('svg#chart rect.dropped').count()).toBe(
+            verdict.plain.truncatedRequests + verdict.spillway.truncatedRequests,
+          );
+          expect(await page.locator('svg#chart .prune, svg#chart .compaction').count()).toBe(
+            verdict.plain.cuts + verdict.spillway.cuts,
+          );
+          const screenshot = await chart.screenshot({ type: 'png' });
+          if (shots) writeFileSync(join(shots, `${profile}-${turns}.png`), screenshot);
+          const image = decodePng(screenshot);
+          expect(countColor(image, CHART_COLORS.spillway)).toBeGreaterThan(500);
+          expect(countColor(image, CHART_COLORS.realWindow)).toBeGreaterThan(300);
+          if (plain.requests.some((request) => request.accepted && request.keptTokens === undefined))
+            expect(countColor(image, CHART_COLORS.plain)).toBeGreaterThan(200);
+          if (result.advertised.contextLength !== result.realWindow)
+            expect(countColor(image, CHART_COLORS.advertised)).toBeGreaterThan(200);
+          expect(requests).toEqual([pathToFileURL(file).href]);
+        } finally {
+          await page.close();
+        }
+      },
+      60_000,
+    );
+  },
+);
