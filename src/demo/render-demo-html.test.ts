@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { demoReport } from './demo-report.js';
-import { formatDemoSummary } from './format-demo-summary.js';
+import { demoVerdict } from './demo-verdict.js';
+import { formatDemoSummary, summaryRows } from './format-demo-summary.js';
 import { CHART_COLORS, renderDemoHtml } from './render-demo-html.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
@@ -91,37 +92,73 @@ describe('the demo report', () => {
   it('is one self-contained page: inline SVG and CSS, no script, nothing to fetch', () => {
     const html = renderDemoHtml(result);
     expect(html).toMatch(/^<!doctype html>/);
-    expect(html).not.toMatch(/<script|<link|<img|<iframe|\bsrc=|\bhref=|url\(|@import/i);
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|\bsrc=|\bhref=|url\((?!#dropped\))|@import/i);
     // The only URL is the SVG namespace, which is never fetched.
     expect(html.match(/https?:\/\/[^\s"']+/g)).toEqual(['http://www.w3.org/2000/svg']);
     expect(html).toContain("default-src 'none'");
   });
 
-  it('charts both runs against the advertised and the real window, with failures, prunes and compactions', () => {
+  it('puts the verdict before the chart, the table and the setting', () => {
     const html = renderDemoHtml(result);
-    expect(html).toContain('<svg id="chart"');
-    expect(html).toContain(`class="series plain" fill="none" stroke="${CHART_COLORS.plain}"`);
-    expect(html).toContain(`class="series spillway" fill="none" stroke="${CHART_COLORS.spillway}"`);
-    expect(html).toContain('real window 21,000');
-    expect(html).toContain('advertised 9,600');
-    expect(html).toContain('plain&#39;s ceiling 11,400');
-    expect(html).toContain('plain: rejected (budget)');
-    expect(html).toContain('class="prune"');
-    expect(html).toContain('class="compaction"');
-    expect(html).toContain(
-      'stuck at turn 3: prompt 12,500 + max_tokens 9,600 = 22,100 &#62; the 21,000-token window (budget)',
-    );
+    const verdict = html.indexOf('<section class="verdict">');
+    expect(verdict).toBeGreaterThan(0);
+    expect(html.indexOf('22,100', verdict)).toBeLessThan(html.indexOf('<svg id="chart"'));
+    expect(html.indexOf('<svg id="chart"')).toBeLessThan(html.indexOf('<table>'));
+    expect(html.indexOf('<table>')).toBeLessThan(html.indexOf('class="setting"'));
   });
 
-  it('summarizes side by side, and reports exactly the documented keys', () => {
+  it('charts each request as prompt + max_tokens against both windows, with the rejection and the cuts', () => {
+    const html = renderDemoHtml(result);
+    const { plain, spillway } = result.runs;
+    const accepted = [...plain.requests, ...spillway.requests].filter((request) => request.accepted);
+    expect(html.match(/<rect class="prompt"/g)).toHaveLength(accepted.length);
+    expect(html.match(/<rect class="reply-room"/g)).toHaveLength(accepted.length);
+    expect(html.match(/<rect class="rejected"/g)).toHaveLength(1);
+    expect(html.match(/class="failure"/g)).toHaveLength(1);
+    expect(html).toContain(`<rect class="prompt" x=`);
+    expect(html).toContain(`fill="${CHART_COLORS.plain}"`);
+    expect(html).toContain(`fill="${CHART_COLORS.spillway}"`);
+    expect(html.match(/class="limit real-window"/g)).toHaveLength(2);
+    expect(html.match(/class="limit advertised"/g)).toHaveLength(2);
+    expect(html.match(/class="prune"/g)).toHaveLength(1);
+    expect(html.match(/class="compaction"/g)).toHaveLength(1);
+    expect(html).not.toContain('class="dropped"');
+  });
+
+  it('shows the part of a prompt the server dropped, as a row and as a hatched bar', () => {
+    const truncated = structuredClone(result);
+    truncated.runs.plain = run('plain', {
+      requests: [1, 2, 3, 4].map((turn) => ({
+        turn,
+        promptTokens: turn * 3_000,
+        accepted: true,
+        ...(turn > 2 ? { keptTokens: 4_000 } : {}),
+      })),
+      prunes: [],
+      compactions: [],
+    });
+    const html = renderDemoHtml(truncated);
+    expect(html.match(/<rect class="dropped"/g)).toHaveLength(2);
+    const rows = summaryRows(truncated, demoVerdict(truncated));
+    expect(rows.find(([label]) => label === 'prompts silently truncated')?.slice(1)).toEqual([
+      '2 (up to 67% lost)',
+      '0',
+    ]);
+  });
+
+  it('summarizes side by side with the cost per completed turn, and keeps the documented keys', () => {
+    const rows = summaryRows(result, demoVerdict(result));
+    const row = (label: string) => rows.find(([name]) => name.trim() === label)?.slice(1);
+    expect(row('turns completed')).toEqual(['2 / 4', '4 / 4']);
+    expect(row('stuck')).toEqual(['yes (turn 3)', 'no']);
+    expect(row('overflows: budget')).toEqual(['1', '0']);
+    expect(row('prompt tokens sent')).toEqual(['14,000', '14,000']);
+    expect(row('per completed turn')).toEqual(['7,000', '3,500']);
     const summary = formatDemoSummary(result);
-    expect(summary).toMatch(/turns completed\s+2 \/ 4\s+4 \/ 4/);
-    expect(summary).toMatch(/stuck\s+yes \(turn 3\)\s+no/);
-    expect(summary).toMatch(/overflows: budget\s+1\s+0/);
     expect(summary).toContain("window 21,000 (stated by the server in answer to Spillway's probe)");
     expect(summary).toContain('learned during the session: window 20,000');
     const report = demoReport(result);
-    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned']);
+    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned', 'verdict']);
     expect(report.limits).toMatchObject({
       context_length: 21_000,
       source: { context_length: 'probed', output_cap: 'claimed:/model/info' },
@@ -137,5 +174,16 @@ describe('the demo report', () => {
       'prompt_tokens_max',
     ]);
     expect(Object.keys(report.runs.plain.overflows)).toEqual(['context', 'budget', 'output_cap']);
+    expect(report.verdict.plain).toEqual({
+      outcome: 'stuck',
+      stuck_at_turn: 3,
+      truncated_prompts: 0,
+      context_lost_max: 0,
+      cuts: 0,
+      prompt_tokens_sent: 14_000,
+      prompt_tokens_per_completed_turn: 7_000,
+    });
+    expect(report.verdict.spillway.outcome).toBe('completed');
+    expect(report.verdict.unchanged).toBeUndefined();
   });
 });
