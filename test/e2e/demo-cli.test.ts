@@ -1,7 +1,9 @@
 /**
  * `spillway demo`, spawned as `npm start` runs it (here through tsx, so no build is needed): the
  * plain run gets stuck where the advertised cap makes the prompt impossible, the Spillway run
- * completes; no network beyond loopback, no API key.
+ * completes; against Ollama the plain run completes only because the server silently drops the
+ * front of its prompts; against a large window both runs are the same, and the verdict says why.
+ * No network beyond loopback, no API key.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -48,7 +50,7 @@ describe('spillway demo', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const report = JSON.parse(stdout);
-    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned']);
+    expect(Object.keys(report)).toEqual(['profile', 'turns', 'runs', 'limits', 'learned', 'verdict']);
     expect(report.profile).toBe('litellm-vllm');
     expect(report.turns).toBe(30);
     expect(Object.keys(report.runs)).toEqual(['plain', 'spillway']);
@@ -66,6 +68,48 @@ describe('spillway demo', () => {
     expect(fitted.stuck).toBe(false);
     expect(fitted.turns_completed).toBe(30);
     expect(fitted.provider_calls).toBeGreaterThanOrEqual(30);
+    expect(report.verdict.plain).toMatchObject({
+      outcome: 'stuck',
+      stuck_at_turn: plain.turns_completed + 1,
+    });
+    expect(report.verdict.spillway).toMatchObject({ outcome: 'completed', truncated_prompts: 0 });
+    expect(report.verdict.plain.prompt_tokens_per_completed_turn).toBe(
+      Math.round(report.verdict.plain.prompt_tokens_sent / plain.turns_completed),
+    );
+  });
+
+  it.concurrent('calls the plain run against Ollama complete but truncated, with the share of context it lost', async ({
+    expect,
+  }) => {
+    const { status, stdout } = await spillway(['demo', '--profile', 'ollama', '--turns', '20', '--json']);
+    expect(status).toBe(0);
+    const report = JSON.parse(stdout);
+    const { plain, spillway: fitted } = report.verdict;
+    // The key set of each run is the documented one; the truncation is in the verdict.
+    expect(Object.keys(report.runs.plain)).toEqual(RUN_KEYS);
+    expect(report.runs.plain.stuck).toBe(false);
+    expect(plain.outcome).toBe('completed_truncated');
+    expect(plain.truncated_prompts).toBeGreaterThan(10);
+    const worst = plain.worst_truncation;
+    expect(worst.prompt_tokens).toBeGreaterThan(4_096);
+    expect(worst.kept_tokens).toBeLessThanOrEqual(4_096);
+    expect(plain.context_lost_max).toBeCloseTo(1 - worst.kept_tokens / worst.prompt_tokens, 3);
+    expect(plain.context_lost_max).toBeGreaterThan(0.75);
+    expect(fitted).toMatchObject({ outcome: 'completed', truncated_prompts: 0, context_lost_max: 0 });
+    expect(fitted.cuts).toBeGreaterThan(0);
+  });
+
+  it.concurrent('says why both runs are the same against a window the session never comes near', async ({
+    expect,
+  }) => {
+    const { status, stdout } = await spillway(['demo', '--profile', 'openai', '--turns', '12', '--json']);
+    expect(status).toBe(0);
+    const report = JSON.parse(stdout);
+    expect(report.runs.plain).toEqual(report.runs.spillway);
+    const { unchanged } = report.verdict;
+    expect(unchanged.window).toBe(128_000);
+    expect(unchanged.prompt_tokens + unchanged.max_tokens).toBeLessThanOrEqual(unchanged.window);
+    expect(unchanged.prompt_tokens).toBe(report.runs.plain.prompt_tokens_max);
   });
 
   it.concurrent('learns the window vLLM enforces behind LiteLLM before the session, and grows prompts past the plain run’s failure point', async ({
@@ -100,7 +144,7 @@ describe('spillway demo', () => {
     });
   });
 
-  it.concurrent('prints a line per turn, the side-by-side summary and where the plain run got stuck; writes the report', async ({
+  it.concurrent('prints the verdict first, then the side-by-side summary, then a line per turn; writes the report', async ({
     expect,
   }) => {
     const report = join(mkdtempSync(join(tmpdir(), 'spillway-demo-')), 'demo.html');
@@ -112,11 +156,14 @@ describe('spillway demo', () => {
     expect(fittedTurns).toHaveLength(12);
     expect(plainTurns.length).toBeLessThan(12);
     expect(plainTurns.at(-1)).toMatch(/→ rejected \((budget|context) overflow, window 21,000\)$/);
-    expect(stdout).toMatch(/turns completed\s+\d+ \/ 12\s+12 \/ 12/);
-    expect(stdout).toMatch(
-      /plain: stuck at turn \d+: prompt [\d,]+ \+ max_tokens 9,600 = [\d,]+ > the 21,000-token window/,
-    );
-    expect(stdout).toContain('spillway: completed all 12 turns');
+    const verdict = lines.findIndex((line) => line.startsWith('  plain: stuck at turn'));
+    const table = lines.findIndex((line) => /^\s+turns completed\s+\d+ \/ 12\s+12 \/ 12$/.test(line));
+    const firstTurn = lines.indexOf(plainTurns[0] as string);
+    expect(verdict).toBeGreaterThan(0);
+    expect(verdict).toBeLessThan(table);
+    expect(table).toBeLessThan(firstTurn);
+    expect(lines[verdict]).toMatch(/prompt [\d,]+ \+ max_tokens 9,600 = [\d,]+ > the 21,000-token window/);
+    expect(lines[verdict + 1]).toMatch(/^ {2}spillway: completed all 12 turns/);
     expect(stdout).toContain(
       "spillway's limits: window 21,000 (stated by the server in answer to Spillway's probe)",
     );
