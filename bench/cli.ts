@@ -2,7 +2,8 @@
  * What the README's command examples print: `spillway estimate` and `spillway fit` on the bundled
  * example, `spillway classify` on one error body and on examples/errors.jsonl (three real bodies
  * from the overflow corpus: anthropic-prompt-too-long-03, anthropic-rate-limit-itpm-02,
- * llamacpp-ctx-02), and `spillway demo` (text and `--json`), each run as a process from the sources.
+ * llamacpp-ctx-02), and `spillway demo` (text and `--json`, and against the `ollama` profile), each
+ * run as a process from the sources.
  * Also the emulators' real count of the bundled example, to set beside the estimate.
  */
 import { execFile } from 'node:child_process';
@@ -34,6 +35,7 @@ export const CLI_COMMANDS: Array<Omit<CliRun, 'stdout' | 'exit'>> = [
   { id: 'classify-batch', argv: ['classify', '--batch', 'examples/errors.jsonl'] },
   { id: 'demo', argv: ['demo'] },
   { id: 'demo-json', argv: ['demo', '--json'] },
+  { id: 'demo-ollama', argv: ['demo', '--profile', 'ollama'] },
 ];
 
 /** Runs one command as a process from the sources, as the README shows it. */

@@ -17,6 +17,7 @@ import {
   type CliResult,
   classifyExample,
   demoJson,
+  demoOllamaTranscript,
   demoTranscript,
   estimateExample,
   estimateVersusReal,
@@ -67,6 +68,7 @@ export const FIGURES: Figure[] = [
   figure<CliResult>('fit-example', 'cli.json', fitExample),
   figure<CliResult>('demo', 'cli.json', demoTranscript),
   figure<CliResult>('demo-json', 'cli.json', demoJson),
+  figure<CliResult>('demo-ollama', 'cli.json', demoOllamaTranscript),
   figure<CliResult>('classify-example', 'cli.json', classifyExample),
   figure<CliResult>('estimator-example', 'cli.json', estimateVersusReal),
   figure<EstimatorResult>('estimator-classes', 'eval-estimator.json', (result) =>
