@@ -4,7 +4,8 @@
  * label of both, so that no label covers another or an axis figure; a label moved away from what it
  * names gets a leader line to it.
  */
-import { CHART_COLORS, type ChartText, type FixedText, panelMarks, type WishedText } from './chart-panel.js';
+import { CHART_COLORS, type ChartText, type FixedText, type WishedText } from './chart-frame.js';
+import { panelMarks } from './chart-panel.js';
 import { CHART_FONT, FONT_SIZE, textElement } from './chart-text.js';
 import type { DemoVerdict } from './demo-verdict.js';
 import { type Box, layoutLabels } from './layout-labels.js';

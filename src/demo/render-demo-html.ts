@@ -5,7 +5,7 @@
  * prompt and the `max_tokens` it asked for, against the advertised and the real window, with
  * rejections, silent truncations, prunes and compactions marked), the summary table and the setting.
  */
-import { CHART_COLORS } from './chart-panel.js';
+import { CHART_COLORS } from './chart-frame.js';
 import { escapeXml as escapeHtml } from './chart-text.js';
 import { type DemoVerdict, demoVerdict } from './demo-verdict.js';
 import { settingLines, summaryRows } from './format-demo-summary.js';

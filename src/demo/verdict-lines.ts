@@ -42,7 +42,7 @@ function truncatedPhrase(verdict: DemoRunVerdict, result: DemoResult): string {
 
 function cutsPhrase(run: DemoRun): string {
   const parts = [
-    ...(run.prunes.length > 0 ? [`cutting old turns ${run.prunes.length}×`] : []),
+    ...(run.prunes.length > 0 ? [`cutting old context ${run.prunes.length}×`] : []),
     ...(run.compactions.length > 0 ? [`compacting ${run.compactions.length}×`] : []),
   ];
   return parts.length === 0 ? 'with nothing cut' : parts.join(' and ');
