@@ -13,7 +13,6 @@ import type { DemoRunVerdict } from './demo-verdict.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRequest, DemoRun } from './run-demo-session.js';
 
-
 /** A round step giving at most about six grid lines up to `top`. */
 function gridStep(top: number): number {
   const rough = top / 6;
