@@ -21,7 +21,7 @@ function gridStep(top: number): number {
   return factor * power;
 }
 
-/** The top of a panel's scale: its largest request and both windows, with headroom, on a grid line. */
+/** The top of a panel's scale: its largest request and both windows, with a tenth more room above, on a grid line. */
 function panelTop(run: DemoRun, result: DemoResult): number {
   const highest = Math.max(result.realWindow, result.advertised.contextLength, ...run.requests.map(reach));
   const step = gridStep(highest * 1.1);
