@@ -6,8 +6,8 @@
  * total by about 0.06%, see ESTIMATION.md), and counts of long pieces are cached, since an agent loop
  * sends the same messages again with every request.
  */
-import { createRequire } from 'node:module';
 import { LruCache, splitForTokenizer } from '../core/index.js';
+import { requireOptional } from '../optional/index.js';
 
 export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from '../core/index.js';
 
@@ -35,7 +35,6 @@ interface EncodingModule {
   decode(tokens: Iterable<number>): string;
 }
 
-const require = createRequire(import.meta.url);
 const MODULES: Record<TokenizerName, string> = {
   o200k: 'gpt-tokenizer/cjs/encoding/o200k_base',
   cl100k: 'gpt-tokenizer/cjs/encoding/cl100k_base',
@@ -51,7 +50,10 @@ const TOKENIZERS = new Map<TokenizerName, Tokenizer>();
 export function getTokenizer(name: TokenizerName = 'o200k'): Tokenizer {
   const existing = TOKENIZERS.get(name);
   if (existing) return existing;
-  const encoding = require(MODULES[name]) as EncodingModule;
+  const encoding = requireOptional<EncodingModule>({
+    specifier: MODULES[name],
+    feature: 'the emulator (it counts with the tokenizer the real servers use)',
+  });
   const cache = new LruCache<string, number>({
     maxEntries: CACHE_MAX_ENTRIES,
     maxWeight: CACHE_MAX_CHARS,

@@ -2,11 +2,9 @@
  * @module
  * One connected MCP server: its tools, attributed to it, and a way to call them.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { SpillwayError } from '../core/index.js';
+import { importOptional } from '../optional/index.js';
 import { type McpServerConfig, SERVER_NAME } from './mcp-server-config.js';
 import { mcpResultText } from './mcp-tool-content.js';
 
@@ -51,6 +49,26 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
+/** The parts of the MCP SDK a connection uses, loaded on the first connection. */
+async function loadMcpSdk() {
+  const feature = 'connecting to an MCP server';
+  const [client, stdio, http] = await Promise.all([
+    importOptional<typeof import('@modelcontextprotocol/sdk/client/index.js')>({
+      specifier: '@modelcontextprotocol/sdk/client/index.js',
+      feature,
+    }),
+    importOptional<typeof import('@modelcontextprotocol/sdk/client/stdio.js')>({
+      specifier: '@modelcontextprotocol/sdk/client/stdio.js',
+      feature,
+    }),
+    importOptional<typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')>({
+      specifier: '@modelcontextprotocol/sdk/client/streamableHttp.js',
+      feature,
+    }),
+  ]);
+  return { ...client, ...stdio, ...http };
+}
+
 /** Options of {@link connectMcpServer}. */
 export interface ConnectMcpServerOptions {
   server: McpServerConfig;
@@ -92,6 +110,8 @@ export async function connectMcpServer({
       'invalid_config',
       `MCP server name ${JSON.stringify(server.name)} must be 1–32 letters, digits, "_" or "-"`,
     );
+  const { Client, getDefaultEnvironment, StdioClientTransport, StreamableHTTPClientTransport } =
+    await loadMcpSdk();
   let stderr = '';
   let transport: Transport;
   if ('url' in server) {

@@ -4,8 +4,9 @@
  * limits, calibration and conversation state, so the same conversation gets the same bytes
  * whichever instance serves it.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { SpillwayError } from '../core/index.js';
+import { requireOptional } from '../optional/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
 /** How long one Redis command may take before the request goes on without stored state. */
@@ -34,9 +35,13 @@ export function createRedisProxyStore({
       'invalid_config',
       'the Redis store needs a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
     );
+  const { Redis: RedisClient } = requireOptional<typeof import('ioredis')>({
+    specifier: 'ioredis',
+    feature: 'the Redis proxy store',
+  });
   let client: Redis;
   try {
-    client = new Redis(url, {
+    client = new RedisClient(url, {
       keyPrefix,
       commandTimeout: commandTimeoutMs,
       connectTimeout: commandTimeoutMs * 5,

@@ -4,8 +4,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { SpillwayError } from '../core/index.js';
+import { requireOptional } from '../optional/index.js';
 import { defaultStorePath, retryBusy, retryBusyAsync, SQLITE_BUSY_TIMEOUT_MS } from '../store/index.js';
 import type { ProxyStore } from './proxy-store.js';
 
@@ -38,10 +39,14 @@ export function createSqliteProxyStore({
   path?: string;
   now?: () => number;
 } = {}): ProxyStore {
+  const Sqlite = requireOptional<typeof Database>({
+    specifier: 'better-sqlite3',
+    feature: 'the SQLite proxy store',
+  });
   let db: Database.Database;
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const opened = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    const opened = new Sqlite(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     db = opened;
     retryBusy(() => {
       opened.pragma('journal_mode = WAL');

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { type Message, SpillwayError } from '../core/index.js';
+import { requireOptional } from '../optional/index.js';
 import type {
   CompactionRecord,
   CompactionWrite,
@@ -111,9 +112,13 @@ export class SqliteSessionStore implements SessionStore {
   ) {
     this.path = path;
     this.#now = now;
+    const Sqlite = requireOptional<typeof Database>({
+      specifier: 'better-sqlite3',
+      feature: 'the SQLite session store',
+    });
     try {
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-      const db = new Database(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+      const db = new Sqlite(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
       this.#db = db;
       // Another process may be creating the same file right now: its lock is waited for, then retried.
       retryBusy(() => {

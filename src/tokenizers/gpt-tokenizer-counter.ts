@@ -1,5 +1,4 @@
-import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { requireOptional } from '../optional/index.js';
 import { createExactCounter, type ExactTokenCounter } from './exact-counter.js';
 
 /** The encodings the OpenAI counter offers. */
@@ -9,7 +8,7 @@ export type GptEncoding = 'o200k_base' | 'cl100k_base';
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
- * An exact counter for OpenAI models, built on gpt-tokenizer (a dependency): `o200k_base` for GPT-4o,
+ * An exact counter for OpenAI models, built on gpt-tokenizer (an optional dependency): `o200k_base` for GPT-4o,
  * 4.1, 5, the o-series and gpt-oss, `cl100k_base` for GPT-4 and 3.5. Text is counted in pieces of at
  * most 2 KB cut at whitespace, long texts are cached. Loading it costs about 0.3 s; `exactCounterFor`
  * loads it only when a model asks for it.
@@ -22,7 +21,11 @@ export function createGptTokenizerCounter(
   encoding: GptEncoding = 'o200k_base',
   { exact = true }: { exact?: boolean } = {},
 ): ExactTokenCounter {
-  const count = encoding === 'o200k_base' ? countO200k : countCl100k;
+  // The CommonJS build, loaded synchronously on first use: this function returns a counter at once.
+  const { countTokens: count } = requireOptional<typeof import('gpt-tokenizer/encoding/o200k_base')>({
+    specifier: `gpt-tokenizer/cjs/encoding/${encoding}`,
+    feature: 'exact counting for OpenAI models',
+  });
   return createExactCounter({
     family: encoding === 'o200k_base' ? 'o200k' : 'cl100k',
     package: 'gpt-tokenizer',

@@ -1,34 +1,29 @@
 /**
- * The package as a consumer gets it. The test builds the sources (`tsc -p tsconfig.build.json`, as
- * `npm run build` does) into a staging directory of its own, so it needs no build before it and
- * never touches the repository's `dist/`; packs that with `npm pack`; and installs the tarball into
- * a fresh project with `npm install --offline`, the tarball's dependencies and the optional peers
- * given as `file:` links to this repository's `node_modules`, so nothing is fetched and no npm
+ * The package as a consumer gets it, every optional part installed (package-install.test.ts has the
+ * library alone). The test builds and packs the package (test/support/pack-package.ts) and installs
+ * the tarball into a fresh project with `npm install --offline`, the tarball's dependencies and the
+ * optional peers given as `file:` links to this repository's `node_modules`, so nothing is fetched and no npm
  * cache is needed. Then every subpath imports, a consumer type-checks against the published
  * declarations, importing the root loads no adapter, and every ```ts example of the README
  * type-checks under `--strict` and runs against the emulators.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { MANIFEST, packPackage, REPO } from '../support/pack-package.js';
 import { exampleEnvironment, exampleServer, readmeExamples } from '../support/readme-examples.js';
 
 const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  files: string[];
-  exports: Record<string, unknown>;
-  dependencies: Record<string, string>;
-  peerDependenciesMeta: Record<string, { optional?: boolean }>;
-};
+const repo = REPO;
+const manifest = MANIFEST;
 const ADAPTER_PEERS = ['ai', 'openai', '@anthropic-ai/sdk'];
+/** The optional peers the README's examples use (a session store on a file, Redis, MCP). */
+const OPTIONAL_PEERS_USED = ['better-sqlite3', 'ioredis', '@modelcontextprotocol/sdk'];
 /** Packages the README's examples import besides the package and its peers. */
 const EXAMPLE_PACKAGES = ['@ai-sdk/anthropic'];
 
@@ -42,32 +37,15 @@ function node(args: string[], cwd: string) {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'spillway-package-'));
-  const stage = join(work, 'stage');
-  mkdirSync(stage);
-  // The build `npm run build` makes, without the type check (`--noCheck`: same output, half the
-  // time): CI's typecheck step judges the types, this test judges the package.
-  await node(
-    [
-      join(repo, 'node_modules/typescript/bin/tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--noCheck',
-      '--outDir',
-      join(stage, 'dist'),
-    ],
-    repo,
-  );
-  cpSync(join(repo, 'package.json'), join(stage, 'package.json'));
-  for (const entry of manifest.files)
-    if (entry !== 'dist') cpSync(join(repo, entry), join(stage, entry), { recursive: true });
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', work], { cwd: stage });
-  tarballName = packed.stdout.trim().split('\n').at(-1) as string;
-  const tarball = join(work, tarballName);
+  const { tarball, name } = await packPackage(work);
+  tarballName = name;
 
   consumer = join(work, 'consumer');
   mkdirSync(consumer);
   const linked = [
     ...Object.keys(manifest.dependencies),
+    ...Object.keys(manifest.optionalDependencies),
+    ...OPTIONAL_PEERS_USED,
     ...ADAPTER_PEERS,
     ...EXAMPLE_PACKAGES,
     '@types/node',

@@ -1,14 +1,39 @@
 import { SpillwayError } from '../../core/index.js';
 import {
+  createMemoryProxyStore,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_PROXY_PORT,
   DEFAULT_UPSTREAM_TIMEOUTS,
   openProxyStore,
+  type ProxyStore,
   startProxy,
 } from '../../proxy/index.js';
 import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
+
+/**
+ * The store `--store` names; without the flag, the SQLite file, or memory when better-sqlite3 (an
+ * optional peer) is not installed: `npx spillway serve` works from a fresh install, and says that
+ * learned limits and conversation state then last only as long as the process.
+ */
+function openStore(spec: string | undefined): ProxyStore {
+  if (spec !== undefined) return openProxyStore(spec);
+  try {
+    return openProxyStore('sqlite');
+  } catch (error) {
+    if (!SpillwayError.isInstance(error) || error.code !== 'missing_dependency') throw error;
+    const entry = {
+      level: 'warn',
+      event: 'store_fallback',
+      store: 'memory',
+      package: error.data.package,
+      message: `${error.message}; until then state is kept in memory, for this process only`,
+    };
+    process.stderr.write(`${JSON.stringify(entry)}\n`);
+    return createMemoryProxyStore();
+  }
+}
 
 export const serveCommand: Command = {
   summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
@@ -29,8 +54,9 @@ unchanged. Credentials are forwarded, never logged.
 
   --upstream-format F  openai (default) or anthropic: the upstream's own format, for its limits
   --store S            where learned limits, calibration and conversation state live:
-                       memory, sqlite (default: proxy.db in Spillway's data directory),
-                       sqlite:PATH, or redis://HOST:PORT to share them between instances
+                       memory, sqlite (default: proxy.db in Spillway's data directory;
+                       memory when better-sqlite3 is not installed), sqlite:PATH, or
+                       redis://HOST:PORT to share them between instances
   --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
                        max_body_bytes, connect_timeout_ms, first_byte_timeout_ms,
                        idle_timeout_ms, overflow_patterns, models: { ID: { … } }
@@ -80,7 +106,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     const configPath = values.config as string | undefined;
     const config = configPath === undefined ? undefined : await loadProxyConfig(configPath);
     const verbose = values.verbose === true;
-    const store = openProxyStore((values.store as string | undefined) ?? 'sqlite');
+    const store = openStore(values.store as string | undefined);
     const proxy = await startProxy({
       upstream,
       port,

@@ -16,6 +16,7 @@ export type SpillwayErrorCode =
   | 'provider_error'
   | 'compaction_failed'
   | 'aborted'
+  | 'missing_dependency'
   | 'internal';
 
 /** Options shared by every Spillway error. */
