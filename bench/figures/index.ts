@@ -32,6 +32,7 @@ import {
   estimatorClassTable,
   estimatorSummary,
 } from './estimator.js';
+import { type InstallResult, installTable } from './install.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
 import {
@@ -100,6 +101,7 @@ export const FIGURES: Figure[] = [
     paragraphs(recoveryTable(result), sameRequestsTable(result), recoveryClaims(result)),
   ),
   figure<TranscriptsResult>('eval-transcripts', 'eval-transcripts.json', transcriptsTable),
+  figure<InstallResult>('install', 'install.json', installTable),
 ];
 
 /** What `npm run bench` / `npm run eval` print for one result: every figure drawn from it alone. */

@@ -7,7 +7,7 @@
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { ollamaModelWithNumCtx, type ResolvedLimits } from '../models/index.js';
-import { defaultStorePath, type SessionStore, SqliteSessionStore } from '../store/index.js';
+import { defaultStorePath, openSessionStore, type SessionStore } from '../store/index.js';
 import { createBuiltinTools } from './builtin-tools.js';
 import type { ChatConfig } from './chat-config.js';
 import { ChatSession } from './chat-session.js';
@@ -196,7 +196,10 @@ export async function openChatSession({
     config.ollamaNumCtx === undefined
       ? asked
       : await ollamaModel({ baseUrl, model: asked, numCtx: config.ollamaNumCtx, apiKey, onNotice });
-  const store = new SqliteSessionStore(flags.store ?? defaultStorePath(env));
+  const store = openSessionStore({
+    path: flags.store ?? defaultStorePath(env),
+    onFallback: ({ message }) => onNotice?.({ level: 'warning', text: message }),
+  });
   try {
     const { contextLength, outputCap, hardContextLength, hardOutputCap } = limitSettings(flags, config);
     // Explicit limits are the configured model's; another model chosen with /model has its own.

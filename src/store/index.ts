@@ -1,8 +1,11 @@
 /**
  * @module
- * The session store: SQLite (the embedded default, under the user's data directory) or in memory.
+ * The session store: SQLite (the embedded default, under the user's data directory) or in memory;
+ * a JSON file when better-sqlite3, an optional peer, is not installed.
  */
+export { JsonSessionStore } from './json-session-store.js';
 export { createMemorySessionStore } from './memory-session-store.js';
+export { jsonStorePath, type OpenSessionStoreOptions, openSessionStore } from './open-session-store.js';
 export type {
   CompactionRecord,
   CompactionWrite,

@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message } from '../core/index.js';
+import { JsonSessionStore } from './json-session-store.js';
 import { createMemorySessionStore } from './memory-session-store.js';
+import { openSessionStore } from './open-session-store.js';
+import type { SessionStore } from './session-store.js';
 import { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
 
 const directories: string[] = [];
@@ -20,10 +23,28 @@ function tempPath(): string {
 const user = (content: string): Message => ({ role: 'user', content });
 const assistant = (content: string): Message => ({ role: 'assistant', content });
 
-describe('SqliteSessionStore', () => {
+/** Both stores, on a file and in memory: they must behave the same. */
+const STORES: Array<{
+  name: string;
+  onFile: (path: string) => SessionStore;
+  inMemory: (options?: { now?: () => string }) => SessionStore;
+}> = [
+  {
+    name: 'SqliteSessionStore',
+    onFile: (path) => new SqliteSessionStore(path),
+    inMemory: (options) => createMemorySessionStore(options),
+  },
+  {
+    name: 'JsonSessionStore',
+    onFile: (path) => new JsonSessionStore(path.replace(/\.db$/, '.json')),
+    inMemory: (options) => new JsonSessionStore(':memory:', options),
+  },
+];
+
+describe.each(STORES)('$name', ({ onFile, inMemory: createMemorySessionStore }) => {
   it('keeps sessions, turns, usage and state across reopening the file', () => {
     const path = tempPath();
-    const store = new SqliteSessionStore(path);
+    const store = onFile(path);
     const session = store.createSession({ title: 'fix tests', model: 'gpt-4o' });
     store.appendTurn(session.id, {
       turnId: 't1',
@@ -32,7 +53,7 @@ describe('SqliteSessionStore', () => {
       state: { calibration: { factor: 1.2 } },
     });
     store.close();
-    const reopened = new SqliteSessionStore(path);
+    const reopened = onFile(path);
     expect(reopened.liveMessages(session.id).map((stored) => stored.message)).toEqual([
       user('go'),
       assistant('done'),
@@ -118,6 +139,18 @@ describe('SqliteSessionStore', () => {
     expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 21_000, outputCap: 4_096 } });
   });
 
+  it('deletes a session with everything it holds', () => {
+    const store = createMemorySessionStore();
+    const { id } = store.createSession();
+    store.appendTurn(id, { turnId: 't1', messages: [user('task')], usage: [{ promptTokens: 3 }] });
+    store.deleteSession(id);
+    expect(store.getSession(id)).toBeUndefined();
+    expect(store.usage(id)).toEqual([]);
+    expect(store.listSessions()).toEqual([]);
+  });
+});
+
+describe('SqliteSessionStore', () => {
   it('puts the default file under the user data directory unless SPILLWAY_STORE says otherwise', () => {
     expect(defaultStorePath({ XDG_DATA_HOME: '/data' })).toBe('/data/spillway/sessions.db');
     expect(defaultStorePath({ SPILLWAY_STORE: '/tmp/x.db' })).toBe('/tmp/x.db');
@@ -130,5 +163,25 @@ describe('SqliteSessionStore', () => {
     expect(() => new SqliteSessionStore(join(file, 'nested', 'sessions.db'))).toThrow(
       /cannot open the session store at .*SPILLWAY_STORE/,
     );
+  });
+});
+
+describe('openSessionStore', () => {
+  it('opens the SQLite store when better-sqlite3 is installed, and tells no fallback', () => {
+    const path = tempPath();
+    const fallbacks: unknown[] = [];
+    const store = openSessionStore({ path, onFallback: (fallback) => fallbacks.push(fallback) });
+    expect(store).toBeInstanceOf(SqliteSessionStore);
+    expect(fallbacks).toEqual([]);
+    store.close();
+  });
+});
+
+describe('JsonSessionStore', () => {
+  it('fails with a clear error when the file is not JSON, and leaves it alone', () => {
+    const path = tempPath().replace(/\.db$/, '.json');
+    writeFileSync(path, '{ not json');
+    expect(() => new JsonSessionStore(path)).toThrow(/not valid JSON; move it away/);
+    expect(readFileSync(path, 'utf8')).toBe('{ not json');
   });
 });

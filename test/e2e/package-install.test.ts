@@ -13,12 +13,22 @@
  * then puts them in the README).
  */
 import { execFile, spawn } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStamp } from '../../bench/stamp.js';
+import { startEmulator } from '../../src/emulator/index.js';
 import { median } from '../support/median.js';
 import { MANIFEST, type PackedPackage, packPackage, REPO } from '../support/pack-package.js';
 
@@ -213,7 +223,7 @@ describe('the default install (npm install: the command line’s parts, no optio
         child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
       });
       const health = await fetch(`${url}/healthz`);
-      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(await health.json()).toMatchObject({ status: 'ok', store: 'memory' });
       const fallback = stderr
         .split('\n')
         .filter((line) => line.startsWith('{'))
@@ -223,6 +233,40 @@ describe('the default install (npm install: the command line’s parts, no optio
     } finally {
       child.kill('SIGTERM');
       await exited;
+    }
+  }, 60_000);
+
+  it('runs `npx spillway chat -p` out of the box, keeping the session in the JSON store', async () => {
+    const emulator = await startEmulator({
+      profile: 'vllm',
+      contextLength: 32_768,
+      script: [{ text: 'Hello.' }],
+    });
+    const home = join(work, 'chat-home');
+    mkdirSync(home);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, SPILLWAY_STORE: join(home, 'sessions.db') };
+    for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY', 'XDG_CONFIG_HOME'])
+      delete env[key];
+    try {
+      const args = [
+        '--no-install',
+        'spillway',
+        'chat',
+        '--base-url',
+        `${emulator.url}/v1`,
+        '--model',
+        'Qwen/Qwen2.5-7B-Instruct',
+      ];
+      const { stdout } = await run('npx', [...args, '-p', 'Say hello.', '--json'], { cwd: full, env });
+      const result = JSON.parse(stdout) as { session_id: string; reason: string; text: string };
+      expect(result).toMatchObject({ reason: 'completed', text: 'Hello.' });
+      expect(existsSync(join(home, 'sessions.db'))).toBe(false);
+      const saved = JSON.parse(readFileSync(join(home, 'sessions.json'), 'utf8')) as {
+        sessions: Array<{ record: { id: string } }>;
+      };
+      expect(saved.sessions.map((session) => session.record.id)).toEqual([result.session_id]);
+    } finally {
+      await emulator.close();
     }
   }, 60_000);
 

@@ -11,9 +11,11 @@ async function learnedLimits(
   disabled: boolean,
 ): Promise<LearnedLimits | undefined> {
   if (disabled) return undefined;
-  const { defaultStorePath, SqliteSessionStore } = await import('../../store/index.js');
+  const { defaultStorePath, JsonSessionStore, jsonStorePath, openSessionStore } = await import(
+    '../../store/index.js'
+  );
   const file = path ?? defaultStorePath();
-  if (!existsSync(file)) {
+  if (!existsSync(file) && !existsSync(jsonStorePath(file))) {
     if (path !== undefined)
       throw new SpillwayError(
         'invalid_argument',
@@ -21,7 +23,10 @@ async function learnedLimits(
       );
     return undefined;
   }
-  const store = new SqliteSessionStore(file);
+  // The JSON store is what the command line keeps when better-sqlite3 is not installed.
+  const store = existsSync(file)
+    ? openSessionStore({ path: file })
+    : new JsonSessionStore(jsonStorePath(file));
   try {
     return store.learnedLimits();
   } finally {
