@@ -9,6 +9,7 @@ export { jsonStorePath, type OpenSessionStoreOptions, openSessionStore } from '.
 export type {
   CompactionRecord,
   CompactionWrite,
+  CreateSessionOptions,
   SessionRecord,
   SessionStore,
   StoredMessage,

@@ -5,6 +5,7 @@ import { type Message, SpillwayError } from '../core/index.js';
 import type {
   CompactionRecord,
   CompactionWrite,
+  CreateSessionOptions,
   SessionRecord,
   SessionStore,
   StoredMessage,
@@ -84,21 +85,17 @@ export class JsonSessionStore implements SessionStore {
     this.#data = path === ':memory:' ? structuredClone(EMPTY) : readStoreFile(path);
   }
 
-  createSession({
-    id = randomUUID(),
-    title,
-    model,
-    meta,
-  }: {
-    id?: string;
-    title?: string;
-    model?: string;
-    meta?: Record<string, unknown>;
-  } = {}): SessionRecord {
+  createSession({ id = randomUUID(), title, model, meta }: CreateSessionOptions = {}): SessionRecord {
     if (this.#find(id)) throw new SpillwayError('invalid_argument', `cannot create session ${id}: it exists`);
     const now = this.#now();
-    const record = { id, createdAt: now, updatedAt: now, ...{ title, model, meta } };
-    for (const key of ['title', 'model', 'meta'] as const) if (record[key] === undefined) delete record[key];
+    const record = {
+      id,
+      createdAt: now,
+      updatedAt: now,
+      ...(title === undefined ? {} : { title }),
+      ...(model === undefined ? {} : { model }),
+      ...(meta === undefined ? {} : { meta: structuredClone(meta) }),
+    };
     this.#data.sessions.push({
       record,
       nextSeq: 1,

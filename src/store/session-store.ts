@@ -66,17 +66,21 @@ export interface CompactionRecord {
   info?: Record<string, unknown>;
 }
 
+/** A new session's fields; the id is a random UUID unless given. */
+export interface CreateSessionOptions {
+  id?: string;
+  title?: string;
+  model?: string;
+  meta?: Record<string, unknown>;
+}
+
 /**
  * Where sessions live. `SqliteSessionStore` is the implementation: on a file (the embedded default)
- * or in memory (`createMemorySessionStore()`, a private in-memory SQLite database).
+ * or in memory (`createMemorySessionStore()`, a private in-memory SQLite database); `JsonSessionStore`
+ * stands in when better-sqlite3 is not installed.
  */
 export interface SessionStore {
-  createSession(options?: {
-    id?: string;
-    title?: string;
-    model?: string;
-    meta?: Record<string, unknown>;
-  }): SessionRecord;
+  createSession(options?: CreateSessionOptions): SessionRecord;
   getSession(id: string): SessionRecord | undefined;
   /** Newest first. */
   listSessions(options?: { limit?: number }): SessionRecord[];

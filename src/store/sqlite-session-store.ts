@@ -8,6 +8,7 @@ import { requireOptional } from '../optional/index.js';
 import type {
   CompactionRecord,
   CompactionWrite,
+  CreateSessionOptions,
   SessionRecord,
   SessionStore,
   StoredMessage,
@@ -136,17 +137,7 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
-  createSession({
-    id = randomUUID(),
-    title,
-    model,
-    meta,
-  }: {
-    id?: string;
-    title?: string;
-    model?: string;
-    meta?: Record<string, unknown>;
-  } = {}): SessionRecord {
+  createSession({ id = randomUUID(), title, model, meta }: CreateSessionOptions = {}): SessionRecord {
     const now = this.#now();
     try {
       const insert = this.#db.prepare(
