@@ -1,3 +1,4 @@
+import { asMissingDependency } from '../optional/index.js';
 import type { Command } from './command.js';
 import { parseCommandArgs } from './command.js';
 import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
@@ -33,7 +34,11 @@ async function usage(): Promise<string> {
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(await usage());
+    try {
+      process.stdout.write(await usage());
+    } catch (error) {
+      return reportError(asMissingDependency(error, 'the command line'));
+    }
     return name === undefined ? EXIT_BAD_INPUT : EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
@@ -52,7 +57,10 @@ export async function run(argv: string[]): Promise<number> {
     return EXIT_BAD_INPUT;
   }
   try {
-    const command = await load();
+    // A command whose optional dependency was left out (npm install --omit=optional) fails to load.
+    const command = await load().catch((error: unknown) => {
+      throw asMissingDependency(error, `spillway ${name}`);
+    });
     const parsed = command.parse ? command.parse(rest) : parseCommandArgs(command, rest);
     if (parsed.values.help) {
       process.stdout.write(`${command.usage}\n`);

@@ -4,4 +4,4 @@
  * tokenizers), so that the library installs without them. A part that is not installed fails with a
  * `missing_dependency` error that names the package to install.
  */
-export { importOptional, type OptionalPart, requireOptional } from './load-optional.js';
+export { asMissingDependency, importOptional, type OptionalPart, requireOptional } from './load-optional.js';

@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { SpillwayError } from '../core/index.js';
-import { importOptional, requireOptional } from './load-optional.js';
+import { asMissingDependency, importOptional, requireOptional } from './load-optional.js';
 
 const ABSENT = { specifier: 'spillway-absent-package/entry', feature: 'the test feature' };
 
@@ -55,5 +56,20 @@ describe('loading an optional part', () => {
       requireOptional({ specifier: 'eventsource-parser/no-such-entry', feature: 'x' }),
     );
     expect(SpillwayError.isInstance(error)).toBe(false);
+  });
+
+  it('turns the failed static import of a missing package into missing_dependency, and nothing else', async () => {
+    // Node's own error for a static import of a package that is not installed, from a real process.
+    const script = `import('spillway-absent-package').catch((error) => console.log(JSON.stringify({ code: error.code, message: error.message })));`;
+    const fields = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' }),
+    ) as { code: string; message: string };
+    const failed = Object.assign(new Error(fields.message), { code: fields.code });
+    expect(asMissingDependency(failed, 'spillway serve')).toMatchObject({
+      code: 'missing_dependency',
+      data: { package: 'spillway-absent-package' },
+    });
+    const other = new TypeError('not a module problem');
+    expect(asMissingDependency(other, 'spillway serve')).toBe(other);
   });
 });

@@ -41,6 +41,18 @@ function missing(part: OptionalPart, cause: unknown): SpillwayError {
 }
 
 /**
+ * `error` as a `missing_dependency` error when it says that a package is not installed (Node's
+ * `Cannot find package 'zod' imported from …` of a static import), else `error` itself: for
+ * modules whose imports fail before any code of theirs runs, such as a command of the command line.
+ */
+export function asMissingDependency(error: unknown, feature: string): unknown {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code !== 'ERR_MODULE_NOT_FOUND' || typeof message !== 'string') return error;
+  const named = /^Cannot find package '([^']+)'/.exec(message)?.[1];
+  return named === undefined ? error : missing({ specifier: named, feature }, error);
+}
+
+/**
  * Loads a CommonJS package synchronously, for the constructors that open a store at once.
  * Throws `missing_dependency` when the package is not installed.
  *

@@ -182,6 +182,22 @@ describe('the library alone (npm install --omit=optional)', () => {
       ),
     ).toMatchObject({ code: 'missing_dependency', package: 'gpt-tokenizer' });
   });
+
+  it('answers a command of the command line with missing_dependency naming the left-out package', async () => {
+    const failed = await run(
+      'npx',
+      ['--no-install', 'spillway', 'serve', '--upstream', 'http://127.0.0.1:9'],
+      {
+        cwd: lean,
+      },
+    ).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code, stderr: String(error.stderr) }),
+    );
+    expect(failed.code).toBe(1);
+    const line = failed.stderr.trim().split('\n').at(-1) as string;
+    expect(JSON.parse(line)).toMatchObject({ error: { code: 'missing_dependency', package: 'zod' } });
+  });
 });
 
 describe('the default install (npm install: the command line’s parts, no optional peer)', () => {

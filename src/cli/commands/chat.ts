@@ -21,7 +21,7 @@ export const chatCommand: Command = {
 An interactive coding agent with built-in tools (read_file, list_directory, search_text, write_file,
 edit_file, run_command; the last three ask first, with a preview) and the MCP servers of the config.
 Every request is fitted to the window; overflows are recovered; sessions are saved in the SQLite
-store. Text piped in is run as the prompt (echo "Summarize README.md" | spillway chat).
+store (in sessions.json beside it when better-sqlite3 is not installed). Text piped in is run as the prompt (echo "Summarize README.md" | spillway chat).
 
   --base-url URL       the API root (default https://api.openai.com/v1, or Anthropic's for --format anthropic)
   --model ID           the model (or "model" in the config)
