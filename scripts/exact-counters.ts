@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { getEncoding } from 'js-tiktoken';
+import { runStamp } from '../bench/stamp.js';
 import { EXACT_FAMILIES, exactCounterFor } from '../src/tokenizers/index.js';
 import { heldOutRealSamples, heldOutSamples } from '../test/corpus/accuracy.js';
 
@@ -95,6 +96,7 @@ function installed(packageName: string): { version: string; megabytes: number } 
   }
 }
 
+const stamp = runStamp('npm run exact-counters');
 const texts = [...heldOutSamples(), ...heldOutRealSamples()].map((sample) => sample.text);
 const megabytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0) / 1e6;
 const results: Record<string, unknown> = {};
@@ -156,8 +158,7 @@ for (const entry of EXACT_FAMILIES) {
   console.log(entry.family, JSON.stringify(row));
 }
 const output = {
-  node: process.version,
-  date: new Date().toISOString(),
+  ...stamp,
   corpus_mb: Math.round(megabytes * 10) / 10,
   families: results,
 };

@@ -7,9 +7,24 @@ interface ClassFigures {
   p95: number;
 }
 
+/** One pair's figures over a whole held-out set (real files, other scripts). */
+interface SetFigures {
+  under_counted: number;
+  lowest: number;
+  median: number;
+  p95: number;
+}
+
+interface HeldOutSet {
+  samples: number;
+  families: Record<string, SetFigures>;
+}
+
 export interface EstimatorResult {
   samples: number;
   families: Record<string, Record<string, ClassFigures>>;
+  real_files: HeldOutSet;
+  scripts: HeldOutSet;
   after_calibration: {
     requests: number;
     under_counted: number;
@@ -44,6 +59,48 @@ const FAMILY_NAMES: Record<string, string> = {
   llama3: 'Llama 3',
 };
 
+/** `o200k_vs_o200k` → `o200k`; `conservative_vs_llama3` → `conservative vs Llama 3`. */
+function pairName(key: string): string {
+  const [family = key, reference = key] = key.split('_vs_');
+  const name = (id: string) => FAMILY_NAMES[id] ?? id;
+  return family === 'conservative' ? `conservative vs ${name(reference)}` : name(family);
+}
+
+/** The content classes of the mixed corpus (every key but the overall `ALL`). */
+function classCount(result: EstimatorResult): number {
+  const first = Object.values(result.families)[0] ?? {};
+  return Object.keys(first).filter((name) => name !== 'ALL').length;
+}
+
+/** Every pair on the mixed corpus, the held-out real files and the text in other scripts. */
+export function estimatorHeldOutTable(result: EstimatorResult): string {
+  const rows = Object.entries(result.families).map(([key, classes]) => {
+    const all = classes.ALL as ClassFigures;
+    const files = result.real_files.families[key];
+    const scripts = result.scripts.families[key];
+    return [
+      pairName(key),
+      `${fixed(all.median)} / ${fixed(all.p95)}`,
+      files ? String(files.under_counted) : '–',
+      files ? `${fixed(files.median)} / ${fixed(files.p95)}` : '–',
+      scripts ? String(scripts.under_counted) : '–',
+      scripts ? `${fixed(scripts.median)} / ${fixed(scripts.p95)}` : '–',
+    ];
+  });
+  const lead = `Samples: ${count(result.samples)} in the mixed corpus, ${count(result.real_files.samples)} held-out real files, ${count(result.scripts.samples)} in other scripts; estimate / real as median / p95, and the under-counted samples.`;
+  return `${lead}\n\n${table(
+    [
+      'weights vs tokenizer',
+      'mixed corpus',
+      'real files under-counted',
+      'real files',
+      'other scripts under-counted',
+      'other scripts',
+    ],
+    rows,
+  )}`;
+}
+
 /** Every family against its own tokenizer, and `conservative` against each. */
 export function estimatorSummary(result: EstimatorResult): string {
   const own = Object.entries(result.families)
@@ -63,7 +120,8 @@ export function estimatorSummary(result: EstimatorResult): string {
       return `${FAMILY_NAMES[reference] ?? reference} ${fixed(all.median)}${under}`;
     });
   const calibrated = result.after_calibration;
-  return `Estimate / real over ${count(result.samples)} held-out samples in 16 content classes, median / p95 per family against its own tokenizer: ${own.join(', ')}; the under-count rate is ${Object.entries(result.families).every(([key, classes]) => key.startsWith('conservative') || classes.ALL?.under_count_rate === 0) ? '0 for every family' : 'above 0 for some family'}. The \`conservative\` default (median against each tokenizer): ${conservative.join('; ')}. After calibration on the emulator's reported usage, ${calibrated.under_counted} of ${calibrated.requests} requests were under-counted, median ${fixed(calibrated.median_after_first)} after the first (${fixed(calibrated.first_request_ratio)} on the first, before any usage).`;
+  const verb = calibrated.under_counted === 1 ? 'was' : 'were';
+  return `Estimate / real over ${count(result.samples)} held-out samples in ${classCount(result)} content classes, median / p95 per family against its own tokenizer: ${own.join(', ')}; the under-count rate is ${Object.entries(result.families).every(([key, classes]) => key.startsWith('conservative') || classes.ALL?.under_count_rate === 0) ? '0 for every family' : 'above 0 for some family'}. The \`conservative\` default (median against each tokenizer): ${conservative.join('; ')}. After calibration on the emulator's reported usage, ${calibrated.under_counted} of ${calibrated.requests} requests ${verb} under-counted, median ${fixed(calibrated.median_after_first)} after the first (${fixed(calibrated.first_request_ratio)} on the first, before any usage).`;
 }
 
 export interface EstimateThroughput {

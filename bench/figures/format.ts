@@ -8,14 +8,17 @@ export interface ResultStamp {
   node?: string;
   date?: string;
   command?: string;
-  machine?: {
-    cpu?: string;
-    cores?: number;
-    memory_gib?: number;
-    memoryGiB?: number;
-    platform?: string;
-    load_average?: number;
-  };
+  /** An object from bench/stamp.ts, or one phrase (older writers). */
+  machine?:
+    | string
+    | {
+        cpu?: string;
+        cores?: number;
+        memory_gib?: number;
+        memoryGiB?: number;
+        platform?: string;
+        load_average?: number;
+      };
 }
 
 /** `1234567.8` → `1,234,568` (or with `digits` decimals). */
@@ -42,6 +45,8 @@ export function times(value: number): string {
 export function machineOf(stamp: ResultStamp): string {
   const machine = stamp.machine;
   if (!machine) return 'machine not recorded';
+  if (typeof machine === 'string')
+    return stamp.node === undefined ? machine : `${machine}, Node ${stamp.node}`;
   const memory = machine.memory_gib ?? machine.memoryGiB;
   const parts = [
     machine.cpu,

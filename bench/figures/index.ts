@@ -30,8 +30,11 @@ import {
   type EstimatorResult,
   estimateThroughput,
   estimatorClassTable,
+  estimatorHeldOutTable,
   estimatorSummary,
 } from './estimator.js';
+import { type ExactCountersResult, exactCountersTable } from './exact-counters.js';
+import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
@@ -75,12 +78,14 @@ export const FIGURES: Figure[] = [
   figure<EstimatorResult>('estimator-classes', 'eval-estimator.json', (result) =>
     paragraphs(estimatorClassTable(result), estimatorSummary(result)),
   ),
+  figure<EstimatorResult>('estimator-held-out', 'eval-estimator.json', estimatorHeldOutTable),
   {
     name: 'estimator-cost',
     files: ['estimate.json', 'bounded-send.json'],
     render: (results) =>
       `${estimateThroughput(results('estimate.json') as EstimateThroughput)} ${boundedSendLine(results('bounded-send.json') as BoundedSend)}`,
   },
+  figure<ExactCountersResult>('exact-counters', 'exact-counters.json', exactCountersTable),
   figure<ClassifierResult>('classifier-fixtures', 'eval-classifier.json', (result) =>
     paragraphs(classifierFixtureTable(result), `Leave-one-provider-out misses: ${classifierMisses(result)}.`),
   ),
@@ -90,6 +95,9 @@ export const FIGURES: Figure[] = [
   ),
   figure<ProxyResult>('proxy-overhead', 'proxy.json', (result) =>
     paragraphs(proxyTable(result), proxyAccounting(result)),
+  ),
+  figure<HostileResult>('hostile', 'hostile.json', (result) =>
+    paragraphs(hostileSummary(result), hostileTable(result)),
   ),
   figure<EstimateThroughput>('bench-estimate', 'estimate.json', estimateThroughput),
   figure<PerSendResult>('bench-per-send', 'per-send.json', (result) =>
