@@ -30,6 +30,7 @@ const BENCHES: Bench[] = [
   { name: 'cli', module: './cli.js', run: 'benchCli' },
   { name: 'demo', module: './demo.js', run: 'benchDemo' },
   { name: 'limits', module: './limits.js', run: 'benchLimits' },
+  { name: 'chat', module: './chat.js', run: 'benchChat' },
 ];
 
 const results = new URL('./results/', import.meta.url);

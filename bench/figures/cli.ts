@@ -108,3 +108,13 @@ export function demoOllamaTranscript(result: CliResult): string {
 export function demoJson(result: CliResult): string {
   return ['```json', runOf(result, 'demo-json').stdout.trimEnd(), '```'].join('\n');
 }
+
+export interface ChatResult {
+  argv: string[];
+  screen: string[];
+}
+
+/** `spillway chat` as the terminal showed it (bench/results/chat.json). */
+export function chatTranscript(result: ChatResult): string {
+  return ['```sh', `$ npx spillway ${result.argv.join(' ')}`, ...result.screen, '```'].join('\n');
+}

@@ -14,7 +14,9 @@ import {
   classifyThroughput,
 } from './classifier.js';
 import {
+  type ChatResult,
   type CliResult,
+  chatTranscript,
   classifyExample,
   demoJson,
   demoOllamaTranscript,
@@ -70,6 +72,7 @@ const paragraphs = (...parts: string[]) => parts.join('\n\n');
 export const FIGURES: Figure[] = [
   figure<CliResult>('estimate-example', 'cli.json', estimateExample),
   figure<CliResult>('fit-example', 'cli.json', fitExample),
+  figure<ChatResult>('chat', 'chat.json', chatTranscript),
   figure<CliResult>('demo', 'cli.json', demoTranscript),
   figure<CliResult>('demo-json', 'cli.json', demoJson),
   figure<CliResult>('demo-ollama', 'cli.json', demoOllamaTranscript),
