@@ -39,7 +39,8 @@ function runLines(run: LimitsRun, note: string | undefined): string[] {
 export function limitsExample(result: LimitsResult): string {
   const lines = SHOWN.flatMap(({ command, note }) => {
     const run = result.runs.find((entry) => entry.command === command);
-    if (!run) throw new Error(`bench/results/limits.json has no run of "${command}": run npm run bench -- limits`);
+    if (!run)
+      throw new Error(`bench/results/limits.json has no run of "${command}": run npm run bench -- limits`);
     return runLines(run, note);
   });
   return ['```sh', ...lines, '```'].join('\n');
