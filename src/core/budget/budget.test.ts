@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeBudget, FALLBACK_CONTEXT_LENGTH } from './budget.js';
+import { COUNTED_MARGIN, computeBudget, FALLBACK_CONTEXT_LENGTH } from './budget.js';
 import { clampOutputTokens } from './clamp-output-tokens.js';
 import { learnWindow } from './learned-windows.js';
 
@@ -10,6 +10,7 @@ describe('computeBudget', () => {
       reserve: 4_000,
       safety: 3_000,
       budget: 93_000,
+      counted: 100_000 - 4_000 - COUNTED_MARGIN,
     });
     expect(computeBudget({ contextLength: 100_000, outputCap: 16_000 }).reserve).toBe(16_000);
     expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(24_000);
@@ -18,6 +19,13 @@ describe('computeBudget', () => {
     expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(2_000);
     expect(computeBudget({ contextLength: 20_000 }).reserve).toBe(1_000);
     expect(computeBudget({ contextLength: 2_000 }).reserve).toBe(500);
+  });
+
+  it('keeps the safety share for estimates and only a template margin for measured counts', () => {
+    const limits = computeBudget({ contextLength: 4_096, maxTokens: 512 });
+    expect(limits.budget).toBe(4_096 - 512 - Math.ceil(4_096 * 0.03));
+    expect(limits.counted).toBe(4_096 - 512 - COUNTED_MARGIN);
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 512, safetyRatio: 0 }).counted).toBe(4_096 - 512);
   });
 
   it('falls back to a conservative 8,192-token window', () => {

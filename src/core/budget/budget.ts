@@ -17,6 +17,13 @@ export const FALLBACK_CONTEXT_LENGTH = 8_192;
 /** Share of the window kept free for estimation error. */
 export const DEFAULT_SAFETY_RATIO = 0.03;
 
+/**
+ * Tokens kept free, in place of the safety share, when the prompt's count is measured (the
+ * provider's own figure plus what was appended, an exact tokenizer, a server's counting endpoint):
+ * only the chat template may still differ by a few tokens. Never more than the safety share.
+ */
+export const COUNTED_MARGIN = 64;
+
 /** The smallest reserve for the reply when neither the request nor the model sets one. */
 export const MIN_DEFAULT_RESERVE = 1_000;
 
@@ -38,8 +45,13 @@ export interface Budget {
   reserve: number;
   /** Tokens kept free for estimation error. */
   safety: number;
-  /** Prompt tokens allowed: `window - reserve - safety`. */
+  /** Prompt tokens allowed to an estimate: `window - reserve - safety`. */
   budget: number;
+  /**
+   * Prompt tokens allowed to a measured count: `window - reserve - min(safety, COUNTED_MARGIN)`.
+   * The safety share is for an estimate's error, which a measured count does not have.
+   */
+  counted: number;
 }
 
 /** Inputs of {@link computeBudget}. */
@@ -56,7 +68,8 @@ export interface BudgetOptions extends ModelLimits {
  * `budget = window - reserve - safety`. The reserve is a configured one, else the request's
  * `max_tokens` or the model's output cap, never more than a quarter of the window (the clamp then
  * lowers `max_tokens` to the room the prompt leaves), else `max(1000, 2% of the window)`; the safety
- * margin is 3% of the window. An unknown window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can
+ * margin is 3% of the window, and applies to estimates only: a measured count is judged against
+ * `counted`, which keeps {@link COUNTED_MARGIN} for template differences. An unknown window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can
  * be negative: then nothing fits. The one place the reply reserve is decided.
  *
  * @example
@@ -72,7 +85,9 @@ export function computeBudget({
   const window = contextLength ?? FALLBACK_CONTEXT_LENGTH;
   const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap });
   const safety = Math.ceil(window * safetyRatio);
-  return { window, reserve: chosenReserve, safety, budget: window - chosenReserve - safety };
+  const budget = window - chosenReserve - safety;
+  const counted = window - chosenReserve - Math.min(safety, COUNTED_MARGIN);
+  return { window, reserve: chosenReserve, safety, budget, counted };
 }
 
 /** The reply reserve when none is configured: see {@link computeBudget}. */

@@ -5,6 +5,7 @@
 export {
   type Budget,
   type BudgetOptions,
+  COUNTED_MARGIN,
   computeBudget,
   DEFAULT_RESERVE_RATIO,
   DEFAULT_SAFETY_RATIO,

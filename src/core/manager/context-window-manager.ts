@@ -52,7 +52,7 @@ import type { CutReport, FitResult } from './fit-result.js';
 import type { ManagerCompactOptions, RequestMeasure } from './manager-options.js';
 import { type ManagerState, type PersistedAnchor, parseAnchor, type UsageReport } from './manager-state.js';
 import { recallSpans } from './placeholders.js';
-import type { Anchor } from './request-count.js';
+import { type Anchor, budgetFor, isMeasured, type RequestCount } from './request-count.js';
 import {
   anchorOnPersisted,
   anchorOnSent,
@@ -279,10 +279,9 @@ export class ContextWindowManager {
     this.#detectNewRun(request.messages);
     const limits = this.#budget(model, request.maxTokens);
     const notices = this.#schemaNotice(request, cache, limits);
-    const context = this.#fitContext(request, cache, limits.budget);
+    const context = this.#fitContext(request, cache, limits);
     const outcome = planFit(context);
-    if (outcome.kind === 'over')
-      this.#nothingFits(request, cache, limits, outcome.messages, outcome.count.tokens);
+    if (outcome.kind === 'over') this.#nothingFits(request, cache, limits, outcome.messages, outcome.count);
     const plan = (outcome as { plan: FitPlan }).plan;
     this.#compression = plan.compression;
     this.#cut = plan.stickyCut;
@@ -290,10 +289,11 @@ export class ContextWindowManager {
     return this.#finish({ request, model, cache, limits, plan, notices });
   }
 
-  #fitContext(request: ChatRequest, cache: EstimateCache, budget: number): FitContext {
+  #fitContext(request: ChatRequest, cache: EstimateCache, limits: Budget): FitContext {
     return {
       request,
-      budget,
+      budget: limits.budget,
+      counted: limits.counted,
       fixedRaw: cache.tools(request.tools).total + REQUEST_OVERHEAD,
       cache,
       ...(this.#exact ? { exact: this.#exact } : {}),
@@ -329,12 +329,12 @@ export class ContextWindowManager {
     cache: EstimateCache,
     limits: Budget,
     messages: readonly Message[],
-    estimate: number,
+    count: RequestCount,
   ): never {
     const schemaTokens = applyCalibration(this.#calibration, cache.tools(request.tools).total);
     const details = {
-      estimate,
-      budget: limits.budget,
+      estimate: count.tokens,
+      budget: budgetFor(count, limits),
       window: limits.window,
       reserve: limits.reserve,
       schemaTokens,
@@ -362,7 +362,7 @@ export class ContextWindowManager {
       elided: cut.elided,
       shortened: cut.shortened,
       after: plan.count.tokens,
-      budget: context.budget,
+      budget: budgetFor(plan.count, context),
     });
   }
 
@@ -389,12 +389,15 @@ export class ContextWindowManager {
         `fitting produced an invalid transcript (${pairing.issues[0]?.message}); please report this`,
         { data: { issues: pairing.issues } },
       );
+    // A measured count keeps only the budget's template margin before the reply, so a request whose
+    // measured prompt fits the budget keeps the max_tokens it asked for.
+    const margin = isMeasured(plan.count) ? limits.window - limits.reserve - limits.counted : CLAMP_MARGIN;
     // A request sent for the provider to judge asks for the reply the budget reserved: it fits when
     // the prompt is within the budget (which only the estimate doubts); should it not, the provider
     // says by how much and recovery sets max_tokens from that.
     const promptEstimate =
       plan.verdict === 'uncertain'
-        ? Math.min(plan.count.tokens, limits.window - limits.reserve - CLAMP_MARGIN)
+        ? Math.min(plan.count.tokens, limits.window - limits.reserve - margin)
         : plan.count.tokens;
     const maxTokens = clampOutputTokens({
       window: limits.window,
@@ -403,6 +406,7 @@ export class ContextWindowManager {
       requested: request.maxTokens,
       mode: this.#options.clamp,
       required: request.format === 'anthropic',
+      margin,
     });
     const fitted: ChatRequest = { ...request, messages: plan.messages };
     if (maxTokens === undefined) delete fitted.maxTokens;
@@ -421,7 +425,7 @@ export class ContextWindowManager {
       estimate: plan.count.tokens,
       countSource: plan.count.source,
       verdict: plan.verdict,
-      budget: limits.budget,
+      budget: budgetFor(plan.count, limits),
       window: limits.window,
       reserve: limits.reserve,
       schemaTokens: applyCalibration(this.#calibration, cache.tools(request.tools).total),

@@ -19,8 +19,10 @@ import type { CutReport } from './fit-result.js';
 import { markerMessage } from './placeholders.js';
 import { keepSummariesWithHead, pruneWithMarker } from './prune-with-marker.js';
 import {
+  budgetFor,
   type CountContext,
   countRequest,
+  type FitBudgets,
   type FitVerdict,
   type RequestCount,
   verdictOf,
@@ -28,9 +30,8 @@ import {
 import { applyStickyCut, type StickyCut, stickyCutOf } from './sticky-cut.js';
 
 /** Everything one fit works with. */
-export interface FitContext extends CountContext {
+export interface FitContext extends CountContext, FitBudgets {
   request: ChatRequest;
-  budget: number;
   /** Raw tokens of the tool schemas and the request overhead. */
   fixedRaw: number;
   compression: CompressionState;
@@ -74,18 +75,15 @@ export function planFit(context: FitContext): FitOutcome {
 }
 
 function count(context: FitContext, messages: readonly Message[]): RequestCount {
-  return countRequest(
-    context,
-    { messages: messages as Message[], tools: context.request.tools },
-    context.budget,
-  );
+  return countRequest(context, { messages: messages as Message[], tools: context.request.tools }, context);
 }
 
 /** The request as the caller built it, when it fits (or only the estimate says it may not). */
 function asItCame(context: FitContext): FitOutcome | undefined {
-  const { request, budget, cut } = context;
+  const { request, cut } = context;
   const whole = count(context, request.messages);
-  const verdict = verdictOf(whole, budget);
+  const verdict = verdictOf(whole, context);
+  const budget = budgetFor(whole, context);
   // With a cut in force the history goes back to whole only with room to grow, so requests do not
   // flip between the two forms (each flip is a new prefix for the provider's cache).
   const roomy = cut === undefined || whole.tokens <= cutTarget({ budget, appendRate: context.appendRate });
@@ -110,7 +108,7 @@ function withStickyCut(context: FitContext): FitOutcome | undefined {
   const view = stickyView(context);
   if (view.messages === context.request.messages && context.cut === undefined) return undefined;
   const counted = count(context, view.messages);
-  const verdict = verdictOf(counted, context.budget);
+  const verdict = verdictOf(counted, context);
   if (verdict === 'over') return undefined;
   return plan(
     context,
@@ -169,7 +167,9 @@ function withNewCut(context: FitContext): FitOutcome {
   const before = count(context, view.messages);
   const target = cutTarget({ budget: context.budget, appendRate: context.appendRate });
   const candidates = cutCandidates(context, view, target);
-  const fitting = candidates.filter((candidate) => candidate.count.tokens <= context.budget);
+  const fitting = candidates.filter(
+    (candidate) => candidate.count.tokens <= budgetFor(candidate.count, context),
+  );
   const reaching = fitting.filter((candidate) => candidate.count.tokens <= target);
   const chosen = cheapest(reaching.length > 0 ? reaching : fitting);
   if (chosen) {
@@ -359,7 +359,7 @@ function shortenOrGiveUp(
     ? { ...floor, messages: shortened.messages, compression: shortened.state }
     : floor;
   const counted = count(context, candidate.messages);
-  const verdict = verdictOf(counted, context.budget);
+  const verdict = verdictOf(counted, context);
   if (verdict === 'over') return { kind: 'over', count: counted, messages: candidate.messages };
   const report: CutReport = {
     kind: shortened ? withShorten(floor.kind) : floor.kind,

@@ -49,7 +49,10 @@ export interface FitResult {
    * for the provider to judge (a counting endpoint can settle it first).
    */
   verdict: Exclude<FitVerdict, 'over'>;
-  /** Prompt tokens the window allows: `window - reserve - safety`. */
+  /**
+   * Prompt tokens the window allows this count: `window - reserve - safety` for an estimate,
+   * `window - reserve - COUNTED_MARGIN` for a measured count (`anchored`, `exact`).
+   */
   budget: number;
   window: number;
   reserve: number;

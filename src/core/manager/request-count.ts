@@ -38,6 +38,16 @@ export interface Anchor {
 /** Whether a request fits: surely, surely not, or only the estimate's margin cannot tell. */
 export type FitVerdict = 'fits' | 'over' | 'uncertain';
 
+/**
+ * The prompt tokens a request may take, by how it was counted: `budget` for an estimate (the window
+ * less the reply reserve and the safety share for estimation error), `counted` for a measured count
+ * (less only a small template margin).
+ */
+export interface FitBudgets {
+  budget: number;
+  counted: number;
+}
+
 /** What counting needs. */
 export interface CountContext {
   cache: EstimateCache;
@@ -49,12 +59,12 @@ export interface CountContext {
 
 /**
  * Counts a request: anchored when it extends a counted one, else calibrated. When that count is over
- * `budget` but its lower bound is not, the exact tokenizer decides, if there is one.
+ * its budget but its lower bound is not, the exact tokenizer decides, if there is one.
  */
 export function countRequest(
   context: CountContext,
   request: Pick<ChatRequest, 'messages' | 'tools'>,
-  budget: number,
+  budgets: FitBudgets,
 ): RequestCount {
   const { cache, calibration } = context;
   const breakdown = cache.request(request);
@@ -80,15 +90,26 @@ export function countRequest(
         source: calibration.observations > 0 ? 'calibrated' : 'estimate',
         raw,
       };
-  if (verdictOf(count, budget) !== 'uncertain' || context.exact === undefined) return count;
+  if (verdictOf(count, budgets) !== 'uncertain' || context.exact === undefined) return count;
   const exact = context.exact.request(request).total;
   return { tokens: exact, low: exact, source: 'exact', raw };
 }
 
-/** The verdict of a count against a budget. */
-export function verdictOf(count: Pick<RequestCount, 'tokens' | 'low'>, budget: number): FitVerdict {
-  if (count.tokens <= budget) return 'fits';
-  return count.low > budget ? 'over' : 'uncertain';
+/** The budget a count is judged against: the safety share is for estimates only. */
+export function budgetFor(count: Pick<RequestCount, 'source'>, budgets: FitBudgets): number {
+  return isMeasured(count) ? budgets.counted : budgets.budget;
+}
+
+/**
+ * The verdict of a count: `fits` within its budget; `over` when even its lower bound (a real count
+ * cannot be below it) is over what a measured count may take; else `uncertain`.
+ */
+export function verdictOf(
+  count: Pick<RequestCount, 'tokens' | 'low' | 'source'>,
+  budgets: FitBudgets,
+): FitVerdict {
+  if (count.tokens <= budgetFor(count, budgets)) return 'fits';
+  return count.low > budgets.counted ? 'over' : 'uncertain';
 }
 
 /** Whether a count is a measurement (the provider's or an exact tokenizer's), not an estimate. */
