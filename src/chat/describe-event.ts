@@ -11,6 +11,8 @@ const RETRY_REASONS = {
   stream_interrupted: 'the reply stream broke off',
   invalid_tool_arguments: 'the model sent tool arguments that are not valid JSON',
   context_exhausted: 'the reply was cut off because the window ran out',
+  silent_truncation:
+    'the server silently cut the prompt to a smaller window; the turn is sent again fitted to it',
 } as const;
 
 /**

@@ -57,7 +57,7 @@ export function openConversationDriver({
     ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
     ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
     clamp: 'lower',
-    retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0 },
+    retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },
     hash: sha256,
   });
   const stored = conversation.driver ?? {};

@@ -209,6 +209,18 @@ export async function handleChatRequest({
       runtime.metrics.cuts.add({ kind: event.kind });
       runtime.metrics.tokensFreed.add({}, event.freed);
     }
+    if (event.type === 'notice' && event.notice.code === 'silent_truncation') {
+      // The client already has the reply; the learned window is stored for the model's next request.
+      const { reported, expectedAtLeast, window } = event.notice;
+      runtime.log({
+        level: 'warn',
+        event: 'silent_truncation',
+        model: request.model,
+        reported,
+        expected_at_least: expectedAtLeast,
+        ...(window === undefined ? {} : { window }),
+      });
+    }
     if (event.type !== 'recovery') return;
     label = `${event.overflow}:${event.action}`;
     runtime.metrics.recoveries.add({ kind: event.overflow, action: event.action });

@@ -74,6 +74,11 @@ describe('silent truncation against the ollama emulator', () => {
     expect(first?.message).toMatch(/qwen2\.5:7b silently truncated the prompt/);
     expect(first?.window).toBeLessThanOrEqual(4_096);
     expect(manager.windowFor(MODEL)).toBeLessThanOrEqual(4_096);
+    // The truncated turn is sent again, fitted to the learned window, before the loop goes on.
+    expect(events.slice(events.indexOf(usageIndex[firstNotice] as LoopEvent))).toContainEqual(
+      expect.objectContaining({ type: 'retry', reason: 'silent_truncation', attempt: 1 }),
+    );
+    expect(chats[usagesBefore + 1]?.note?.truncated).not.toBe(true);
     // After learning, every send fits the server's real window: no more truncation.
     const afterFirst = chats.slice(usagesBefore + 1);
     expect(afterFirst.length).toBeGreaterThan(0);

@@ -30,7 +30,7 @@ export interface AdapterSendOptions<Response> {
  * The state an adapter keeps across calls: a {@link ConversationDriver} per model, made from the
  * catalog's limits and the options. The caller already has each reply when the driver returns it,
  * so the retry classes that would resend (an interrupted stream, invalid tool arguments, a cut-off
- * reply) are off; overflows are recovered once. A call whose system prompt and first user message
+ * reply, a silently truncated prompt) are off; overflows are recovered once. A call whose system prompt and first user message
  * differ from the last one's starts a new run in the driver, so consecutive runs do not share
  * calibration.
  */
@@ -105,7 +105,7 @@ export class AdapterSession {
       ...(counter === undefined ? {} : { counter }),
       ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),
       ...(overflowPatterns === undefined ? {} : { overflowPatterns }),
-      retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0 },
+      retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },
     });
     if (onEvent) driver.subscribe((event) => onEvent({ ...event, model }));
     return driver;

@@ -11,6 +11,7 @@ import {
   ContextWindowManager,
   type ContextWindowManagerOptions,
   type FitResult,
+  type ManagerNotice,
   type ManagerState,
   type UsageReport,
 } from '../manager/index.js';
@@ -171,11 +172,16 @@ export class ConversationDriver {
     return this.manager.fit(this.#withPrefix(request));
   }
 
-  /** Feeds back usage the provider reported after `send` returned (a stream's final chunk). */
-  observe(usage: UsageReport): void {
-    if (!(usage.promptTokens > 0)) return;
-    this.manager.observe(usage);
+  /**
+   * Feeds back usage the provider reported after `send` returned (a stream's final chunk). Returns
+   * the notice of a silent truncation: the reply is already the caller's, so only the next send is
+   * fitted to the window the report showed.
+   */
+  observe(usage: UsageReport): ManagerNotice | undefined {
+    if (!(usage.promptTokens > 0)) return undefined;
+    const notice = this.manager.observe(usage);
     this.#emit({ type: 'usage', ...usage });
+    return notice;
   }
 
   /**
@@ -310,7 +316,10 @@ export class ConversationDriver {
         message: `the provider rejected the request as too large for the window (${overflow.kind}, ${overflow.pattern})`,
       };
     }
-    if (result.usage) this.observe(result.usage);
+    const notice = result.usage ? this.observe(result.usage) : undefined;
+    // The reply answers a prompt the server cut: fitted to the window it kept, the turn is resent.
+    if (notice?.code === 'silent_truncation' && notice.window !== undefined && !this.#options.passthrough)
+      return { observation: { kind: 'silent_truncation' }, message: notice.message };
     const invalid = invalidToolCall(result.toolCalls);
     if (invalid)
       return {

@@ -42,6 +42,13 @@ describe('nextAttempt', () => {
     ]);
   });
 
+  it('resends a turn whose prompt the server silently truncated once, then returns the reply as it is', () => {
+    expect(run([{ kind: 'silent_truncation' }, { kind: 'silent_truncation' }])).toEqual([
+      { next: 'retry', reason: 'silent_truncation', attempt: 1 },
+      { next: 'return' },
+    ]);
+  });
+
   it('recovers one overflow, and ends a second one as context_truncated', () => {
     expect(run([overflow, { kind: 'stream_interrupted' }, overflow])).toEqual([
       { next: 'recover' },
@@ -56,13 +63,14 @@ describe('nextAttempt', () => {
   });
 
   it('honours a policy of no retries (the caller already has the reply)', () => {
-    const none = { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0 };
+    const none = { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 };
     const state = initialAttemptState();
     expect(nextAttempt(state, { kind: 'stream_interrupted' }, none).decision).toEqual({
       next: 'fail',
       reason: 'stream_interrupted',
     });
     expect(nextAttempt(state, { kind: 'context_exhausted' }, none).decision).toEqual({ next: 'return' });
+    expect(nextAttempt(state, { kind: 'silent_truncation' }, none).decision).toEqual({ next: 'return' });
   });
 
   it('always ends: any sequence of observations reaches return or fail within the allowances', () => {
@@ -70,6 +78,7 @@ describe('nextAttempt', () => {
       { kind: 'stream_interrupted' },
       { kind: 'invalid_tool_arguments' },
       { kind: 'context_exhausted' },
+      { kind: 'silent_truncation' },
       overflow,
     );
     fc.assert(
@@ -80,6 +89,7 @@ describe('nextAttempt', () => {
           DEFAULT_RETRY_POLICY.streamInterrupted +
           DEFAULT_RETRY_POLICY.invalidToolArguments +
           DEFAULT_RETRY_POLICY.contextExhausted +
+          DEFAULT_RETRY_POLICY.silentTruncation +
           1;
         if (end === -1) expect(decisions.length).toBeLessThanOrEqual(budget);
         else expect(end).toBeLessThanOrEqual(budget);

@@ -14,17 +14,30 @@ export interface RetryPolicy {
   invalidToolArguments: number;
   /** A reply cut off by the window (default 1; 0 where the caller already has the reply). */
   contextExhausted: number;
+  /**
+   * A reply to a prompt the server silently cut to a smaller window (default 1; 0 where the caller
+   * already has the reply): the turn is fitted again to the window the report showed and resent.
+   */
+  silentTruncation: number;
 }
 
-/** The tool loop's classes: 3 stream retries, 1 for invalid arguments, 1 for an exhausted reply. */
+/**
+ * The tool loop's classes: 3 stream retries, 1 for invalid arguments, 1 for an exhausted reply, 1
+ * for a silently truncated prompt.
+ */
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   streamInterrupted: 3,
   invalidToolArguments: 1,
   contextExhausted: 1,
+  silentTruncation: 1,
 };
 
 /** Why an attempt is repeated. */
-export type RetryReason = 'stream_interrupted' | 'invalid_tool_arguments' | 'context_exhausted';
+export type RetryReason =
+  | 'stream_interrupted'
+  | 'invalid_tool_arguments'
+  | 'context_exhausted'
+  | 'silent_truncation';
 
 /** Why a send ends without a reply. */
 export type SendFailureReason =
@@ -41,12 +54,19 @@ export interface AttemptState {
   streamInterrupted: number;
   invalidToolArguments: number;
   contextExhausted: number;
+  silentTruncation: number;
   recovered: boolean;
 }
 
 /** A fresh send: nothing spent. */
 export function initialAttemptState(): AttemptState {
-  return { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, recovered: false };
+  return {
+    streamInterrupted: 0,
+    invalidToolArguments: 0,
+    contextExhausted: 0,
+    silentTruncation: 0,
+    recovered: false,
+  };
 }
 
 /** What one attempt came to, as the driver saw it. */
@@ -54,6 +74,8 @@ export type AttemptObservation =
   | { kind: 'answered' }
   | { kind: 'invalid_tool_arguments' }
   | { kind: 'context_exhausted' }
+  /** A reply came, but the server silently cut the prompt; the window it kept was learned. */
+  | { kind: 'silent_truncation' }
   | { kind: 'stream_interrupted' }
   | { kind: 'overflow'; overflow: OverflowInfo }
   | { kind: 'failed' }
@@ -70,11 +92,12 @@ const CLASS_OF = {
   stream_interrupted: 'streamInterrupted',
   invalid_tool_arguments: 'invalidToolArguments',
   context_exhausted: 'contextExhausted',
+  silent_truncation: 'silentTruncation',
 } as const satisfies Record<RetryReason, keyof RetryPolicy>;
 
 /**
  * The transition after one attempt. A retry class past its allowance ends the send with that class
- * as the reason, except an exhausted reply, which is then returned as it is. An overflow is
+ * as the reason, except a reply (exhausted, or to a truncated prompt), which is then returned as it is. An overflow is
  * recovered once; a second one ends the send as `context_truncated`.
  *
  * @example
@@ -98,13 +121,14 @@ export function nextAttempt(
       return { state: { ...state, recovered: true }, decision: { next: 'recover' } };
     case 'stream_interrupted':
     case 'invalid_tool_arguments':
-    case 'context_exhausted': {
+    case 'context_exhausted':
+    case 'silent_truncation': {
       const key = CLASS_OF[observation.kind];
       if (state[key] >= policy[key])
         return {
           state,
           decision:
-            observation.kind === 'context_exhausted'
+            observation.kind === 'context_exhausted' || observation.kind === 'silent_truncation'
               ? { next: 'return' }
               : { next: 'fail', reason: observation.kind },
         };

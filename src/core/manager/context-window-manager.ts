@@ -418,6 +418,7 @@ export class ContextWindowManager {
       model,
       cache,
       ...(this.#observed ? { previous: this.#observed } : {}),
+      ...(this.#restoredAnchor ? { persisted: this.#restoredAnchor } : {}),
     });
     const droppedTurns = plan.cut.droppedTurns;
     const result: FitResult = {

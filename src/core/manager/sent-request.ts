@@ -83,13 +83,23 @@ export function anchorOnPersisted(
   request: Pick<ChatRequest, 'messages' | 'tools'>,
   cache: EstimateCache,
 ): Anchor | undefined {
-  if (request.messages.length < anchor.messages) return undefined;
-  if (digestItems(request.tools) !== anchor.tools) return undefined;
-  if (digestMessages(request.messages.slice(0, anchor.messages)) !== anchor.digest) return undefined;
+  if (!extendsPersisted(anchor, request)) return undefined;
   return {
     reported: anchor.reported,
     appended: calibrationInputOf(cache.messages(request.messages.slice(anchor.messages))),
   };
+}
+
+/** Whether `request` starts with the messages, and carries the tools, a restored anchor counted. */
+function extendsPersisted(
+  anchor: PersistedAnchor,
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+): boolean {
+  return (
+    request.messages.length >= anchor.messages &&
+    digestItems(request.tools) === anchor.tools &&
+    digestMessages(request.messages.slice(0, anchor.messages)) === anchor.digest
+  );
 }
 
 /** A counted request as digests, to persist. */
@@ -129,15 +139,26 @@ export function sentRequest(
     model,
     previous,
     cache,
-  }: { breakdown: TokenBreakdown; model: string | undefined; previous?: SentRequest; cache: EstimateCache },
+    persisted,
+  }: {
+    breakdown: TokenBreakdown;
+    model: string | undefined;
+    previous?: SentRequest;
+    /** A restored anchor, when no request of this manager's own was counted (a proxy's next request). */
+    persisted?: PersistedAnchor;
+    cache: EstimateCache;
+  },
 ): SentRequest {
   const content = hasUncountableContent(request.messages);
   const extended =
-    previous?.anchor !== undefined &&
-    request.messages.length >= previous.messages.length &&
-    sameItems(previous.messages, request.messages.slice(0, previous.messages.length))
-      ? extension(previous.anchor, request.messages.slice(previous.messages.length), cache)
-      : undefined;
+    previous?.anchor !== undefined
+      ? request.messages.length >= previous.messages.length &&
+        sameItems(previous.messages, request.messages.slice(0, previous.messages.length))
+        ? extension(previous.anchor, request.messages.slice(previous.messages.length), cache)
+        : undefined
+      : persisted !== undefined && extendsPersisted(persisted, request)
+        ? extension(persisted.reported, request.messages.slice(persisted.messages), cache)
+        : undefined;
   return {
     messages: request.messages.slice(),
     tools: request.tools.slice(),
