@@ -4,7 +4,9 @@
  * - A request is **processed** when the server answered it with usage; **rejected** when it answered
  *   an error; a processed request is **silently truncated** when the server reported fewer prompt
  *   tokens than the request holds (Ollama keeps the window's worth and says nothing): the model
- *   answered a prompt that lost its start, so that request is a failure, never window use.
+ *   answered a prompt that lost its start, so that request is a failure, never window use. Its reply
+ *   is **used** unless the next ordinary request sends the same newest message again (the turn was
+ *   resent, fitted to the window the report showed, and the reply discarded).
  * - A **completed model turn** is a processed ordinary request (not a summary call), not truncated,
  *   whose reply moved the scripted agent on (a reply later in the script than any before it): a
  *   request that lost so much history that the agent repeats an earlier step completes nothing.
@@ -41,13 +43,15 @@ export interface TurnFigures {
 export interface SessionFigures {
   scenario: string;
   strategy: string;
-  /** The loop finished every scripted turn and no reply came from a truncated prompt. */
+  /** The loop finished every scripted turn and no reply it used came from a truncated prompt. */
   completed: boolean;
   turns: TurnFigures[];
   ordinaryRequests: number;
   summaryCalls: number;
   rejected: number;
   silentlyTruncated: number;
+  /** Of those, the ones whose reply the agent went on with (not resent). */
+  truncatedUsed: number;
   /** Cost of processed requests after the last completed turn. */
   trailing: { uncached: number; cached: number };
 }
@@ -60,6 +64,10 @@ interface Body {
 function bodyOf(record: EmulatorRequestRecord): Body {
   const body = (record.body ?? {}) as { messages?: unknown[]; tools?: unknown; system?: unknown };
   return { messages: body.messages ?? [], rest: JSON.stringify([body.tools ?? [], body.system ?? null]) };
+}
+
+function lastMessageOf(record: EmulatorRequestRecord): string {
+  return JSON.stringify(bodyOf(record).messages.at(-1) ?? null);
 }
 
 /** Leading messages `later` shares with `earlier`, byte for byte; -1 when tools or system differ. */
@@ -91,9 +99,14 @@ export function sessionFigures({
   const pending = { uncached: 0, cached: 0, summaryUncached: 0, summaryCached: 0 };
   let previous: { ordinary?: EmulatorRequestRecord; any?: EmulatorRequestRecord } = {};
   let furthest = -1;
-  let counts = { ordinary: 0, summary: 0, rejected: 0, truncated: 0 };
+  let counts = { ordinary: 0, summary: 0, rejected: 0, truncated: 0, truncatedUsed: 0 };
+  let truncatedLast: string | undefined;
   for (const record of requests) {
     const summary = isSummaryBody(record.body);
+    if (!summary && truncatedLast !== undefined) {
+      if (lastMessageOf(record) !== truncatedLast) counts.truncatedUsed++;
+      truncatedLast = undefined;
+    }
     counts = {
       ...counts,
       ordinary: counts.ordinary + (summary ? 0 : 1),
@@ -115,6 +128,7 @@ export function sessionFigures({
       pending.summaryCached += cached;
     } else if (truncated) {
       counts.truncated++;
+      truncatedLast = lastMessageOf(record);
     } else if ((record.replyIndex ?? furthest + 1) > furthest) {
       furthest = record.replyIndex ?? furthest + 1;
       const before = previous.ordinary ? bodyOf(previous.ordinary).messages.length : undefined;
@@ -127,15 +141,17 @@ export function sessionFigures({
     }
     previous = summary ? { ...previous, any: record } : { ordinary: record, any: record };
   }
+  if (truncatedLast !== undefined) counts.truncatedUsed++;
   return {
     scenario,
     strategy,
-    completed: loopCompleted && counts.truncated === 0,
+    completed: loopCompleted && counts.truncatedUsed === 0,
     turns,
     ordinaryRequests: counts.ordinary,
     summaryCalls: counts.summary,
     rejected: counts.rejected,
     silentlyTruncated: counts.truncated,
+    truncatedUsed: counts.truncatedUsed,
     trailing: { uncached: pending.uncached, cached: pending.cached },
   };
 }

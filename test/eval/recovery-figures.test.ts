@@ -67,6 +67,29 @@ describe('sessionFigures', () => {
     expect(session.trailing.uncached).toBe(4_096);
   });
 
+  it('counts a truncated request whose turn was resent as a failure, but not as a reply the agent used', () => {
+    const a = message('a');
+    const b = message('b');
+    const session = figures([
+      record([a], { reply: 0 }),
+      record([a, message('long'), b], { tokens: 9_000, reported: 4_096, reply: 1 }),
+      // The same newest message again, fitted to the window the report showed: the reply was discarded.
+      record([a, b], { tokens: 3_000, reply: 1 }),
+    ]);
+    expect(session.silentlyTruncated).toBe(1);
+    expect(session.truncatedUsed).toBe(0);
+    expect(session.turns).toHaveLength(2);
+    expect(session.completed).toBe(true);
+    // A truncated reply the agent went on with still fails the session.
+    const used = figures([
+      record([a], { reply: 0 }),
+      record([a, message('long'), b], { tokens: 9_000, reported: 4_096, reply: 1 }),
+      record([a, message('long'), b, message('c')], { tokens: 9_500, reported: 9_500, reply: 2 }),
+    ]);
+    expect(used.truncatedUsed).toBe(1);
+    expect(used.completed).toBe(false);
+  });
+
   it('reports summary calls apart and charges them to the next completed turn', () => {
     const a = message('a');
     const summary = record([message(`${BASELINE_SUMMARY_MARKER} summarize`)], { tokens: 500 });
