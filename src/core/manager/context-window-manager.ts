@@ -382,7 +382,8 @@ export class ContextWindowManager {
     plan: FitPlan;
     notices: ManagerNotice[];
   }): FitResult {
-    const pairing = validatePairing(plan.messages);
+    // The input's pairing was asserted on the way in: only a cut can break it.
+    const pairing = plan.messages === request.messages ? { ok: true as const } : validatePairing(plan.messages);
     if (!pairing.ok)
       throw new SpillwayError(
         'internal',

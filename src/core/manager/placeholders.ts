@@ -57,11 +57,14 @@ export function recallSpans({
   pruned?: { recallId: number; messages: Message[] };
 }): RecallSpan[] {
   const spans: RecallSpan[] = [];
-  const calls = indexToolCalls(messages);
+  // The tool calls are indexed only once a compressed result is found: most sends have none.
+  let calls: ReturnType<typeof indexToolCalls> | undefined;
+  const compressed = Object.keys(state.entries).length > 0;
   messages.forEach((message, index) => {
-    if (message.role !== 'tool' || !kept(index)) return;
+    if (!compressed || message.role !== 'tool') return;
     const entry = state.entries[message.toolCallId];
-    if (entry === undefined) return;
+    if (entry === undefined || !kept(index)) return;
+    calls ??= indexToolCalls(messages);
     const call = calls.get(message.toolCallId)?.call;
     spans.push({
       id: String(entry.recallId),

@@ -117,11 +117,20 @@ export function requireMessages(value: unknown, call: string): asserts value is 
       `${call} takes an array of normalized messages; got ${describe(value)}`,
     );
   for (let index = 0; index < value.length; index++) {
-    const problem = messageProblem(value[index], index);
+    const message = value[index];
+    if (typeof message === 'object' && message !== null && CHECKED.has(message)) continue;
+    const problem = messageProblem(message, index);
     if (problem !== undefined)
       throw new SpillwayError('invalid_transcript', `${call}: ${problem}`, { data: { messageIndex: index } });
+    CHECKED.add(message as object);
   }
 }
+
+/**
+ * Message objects already found well-formed: a loop passes the same objects on every send, so each is
+ * checked once, not once per send (estimates are cached per message object on the same terms).
+ */
+const CHECKED = new WeakSet<object>();
 
 /** Which wire format a body that is not normalized looks like: Anthropic's has `system` or its blocks. */
 function wireFormatOf(value: Record<string, unknown>): 'openai' | 'anthropic' {
