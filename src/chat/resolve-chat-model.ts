@@ -74,6 +74,7 @@ export async function resolveChatModel({
     model,
     contextLength: limits.contextLength,
     ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
+    ...(limits.windowCheck === undefined ? {} : { windowCheck: limits.windowCheck }),
     ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
     ...(safetyRatio === undefined ? {} : { safetyRatio }),
     ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),

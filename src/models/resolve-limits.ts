@@ -3,7 +3,12 @@
  * The one resolution order for a model's limits, each figure reported with where it came from,
  * every source's own figure kept, and what the user should be told.
  */
-import { FALLBACK_CONTEXT_LENGTH, isPlausibleWindow, SpillwayError } from '../core/index.js';
+import {
+  FALLBACK_CONTEXT_LENGTH,
+  isPlausibleWindow,
+  SpillwayError,
+  type WindowCheck,
+} from '../core/index.js';
 import { type DiscoverLimitsOptions, type DiscoveryOutcome, discoverServer } from './discover-limits.js';
 import type { DiscoveredLimits } from './discovery-probe.js';
 import { type LimitName, type LimitNotice, ollamaNotice, overrideNotice } from './limit-notices.js';
@@ -66,6 +71,11 @@ export interface ResolvedLimits {
   probe?: ProbeOutcome;
   /** The catalog entry the model matched, if any. */
   catalog?: CatalogMatch;
+  /**
+   * `prompt` when the server found checks the prompt alone against the window (llama.cpp's server:
+   * `max_tokens` is never rejected, a reply stops at the window's end), for the reply reserve.
+   */
+  windowCheck?: WindowCheck;
   /** Sources that could not be asked: an unreachable server is reported, never silently skipped. */
   errors?: LimitError[];
   /** What the user should be told once: overridden claims, an Ollama window below the model's. */
@@ -193,6 +203,7 @@ export async function resolveLimits({
     ...(found ? { discovery: found } : {}),
     ...(probed ? { probe: probed } : {}),
     ...(catalog ? { catalog } : {}),
+    ...(found?.server === 'llamacpp' && !found.claimed ? { windowCheck: 'prompt' as const } : {}),
     ...(errors.length > 0 ? { errors } : {}),
     ...(notices.length > 0 ? { notices } : {}),
   };

@@ -51,6 +51,7 @@ export function openConversationDriver({
   const driver = new ConversationDriver({
     contextLength: limits.contextLength,
     ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
+    ...(limits.windowCheck === undefined ? {} : { windowCheck: limits.windowCheck }),
     ...(request.model === undefined ? {} : { model: request.model }),
     counter: cachedEstimator(tokenizerFamilyOf(request.model)),
     ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),

@@ -4,7 +4,7 @@
  * lives in `src/models` and nowhere else.
  */
 
-import { SpillwayError } from '../core/index.js';
+import { SpillwayError, type WindowCheck } from '../core/index.js';
 import {
   type DiscoveryCache,
   type LimitSource,
@@ -20,6 +20,8 @@ import type { LearnedModelLimits } from './proxy-state.js';
 export interface UpstreamLimits {
   contextLength: number;
   outputCap?: number;
+  /** `prompt` when the upstream checks the prompt alone against the window (llama.cpp). */
+  windowCheck?: WindowCheck;
   source: { contextLength: LimitSource; outputCap: LimitSource };
 }
 
@@ -143,6 +145,7 @@ export async function resolveUpstreamLimits({
   return {
     contextLength: resolved.contextLength,
     ...(resolved.outputCap === undefined ? {} : { outputCap: resolved.outputCap }),
+    ...(resolved.windowCheck === undefined ? {} : { windowCheck: resolved.windowCheck }),
     source: resolved.source,
   };
 }

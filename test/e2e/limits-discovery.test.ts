@@ -78,7 +78,7 @@ describe('discovery against the emulators', () => {
     });
   });
 
-  it('llama.cpp: n_ctx from /props (not n_ctx_train from /v1/models), n_predict as the output cap', async () => {
+  it('llama.cpp: n_ctx from /props (not n_ctx_train from /v1/models), n_predict as the output cap, the prompt alone checked', async () => {
     const emulator = await start({ profile: 'llamacpp', contextLength: 2_048, outputCap: 512 });
     const limits = await resolveLimits({
       model: 'qwen2.5-7b-instruct-q4_k_m.gguf',
@@ -89,6 +89,7 @@ describe('discovery against the emulators', () => {
       contextLength: 2_048,
       outputCap: 512,
       source: { contextLength: 'discovered:/props', outputCap: 'discovered:/props' },
+      windowCheck: 'prompt',
     });
   });
 

@@ -28,6 +28,15 @@ describe('computeBudget', () => {
     expect(computeBudget({ contextLength: 4_096, maxTokens: 512, safetyRatio: 0 }).counted).toBe(4_096 - 512);
   });
 
+  it('reserves at most an eighth of the window where the provider checks the prompt alone', () => {
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 1_024, windowCheck: 'prompt' }).reserve).toBe(
+      512,
+    );
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 300, windowCheck: 'prompt' }).reserve).toBe(300);
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 1_024 }).reserve).toBe(1_024);
+    expect(computeBudget({ contextLength: 4_096, windowCheck: 'prompt' }).reserve).toBe(512);
+  });
+
   it('falls back to a conservative 8,192-token window', () => {
     expect(computeBudget({}).window).toBe(FALLBACK_CONTEXT_LENGTH);
     expect(FALLBACK_CONTEXT_LENGTH).toBe(8_192);

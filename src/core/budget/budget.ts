@@ -3,12 +3,22 @@
  * The prompt budget: how many tokens a request's prompt may take in a model's window.
  */
 
+/**
+ * What a provider holds against the window before it generates: the prompt and the requested
+ * `max_tokens` together (`prompt+reply`: vLLM, OpenAI, Anthropic reject the request), or the prompt
+ * alone (`prompt`: llama.cpp's server rejects only `prompt >= n_ctx` and ends a reply that reaches the
+ * window with `finish_reason: "length"`, `tools/server/server-context.cpp`).
+ */
+export type WindowCheck = 'prompt+reply' | 'prompt';
+
 /** A model's limits, as far as they are known. */
 export interface ModelLimits {
   /** The context window in tokens (prompt + reply). */
   contextLength?: number;
   /** The most tokens the model will write in one reply. */
   outputCap?: number;
+  /** What the provider checks against the window (default `prompt+reply`). */
+  windowCheck?: WindowCheck;
 }
 
 /** The window assumed when nothing tells Spillway the real one: small enough to be safe almost anywhere. */
@@ -36,6 +46,13 @@ export const DEFAULT_RESERVE_RATIO = 0.02;
  * history fitted, and its `max_tokens` lowered to the room the prompt leaves.
  */
 export const MAX_RESERVE_SHARE = 0.25;
+
+/**
+ * The reply reserve's share of the window where the provider checks the prompt alone: a request is
+ * never rejected for its `max_tokens`, so the reserve needs only the room a reply takes, not the
+ * whole cap a client asks for.
+ */
+export const PROMPT_ONLY_RESERVE_SHARE = 0.125;
 
 /** How a budget was derived, and the prompt tokens it allows. */
 export interface Budget {
@@ -66,8 +83,9 @@ export interface BudgetOptions extends ModelLimits {
 
 /**
  * `budget = window - reserve - safety`. The reserve is a configured one, else the request's
- * `max_tokens` or the model's output cap, never more than a quarter of the window (the clamp then
- * lowers `max_tokens` to the room the prompt leaves), else `max(1000, 2% of the window)`; the safety
+ * `max_tokens` or the model's output cap, never more than a quarter of the window (an eighth where
+ * the provider checks the prompt alone; the clamp then lowers `max_tokens` to the room the prompt
+ * leaves), else `max(1000, 2% of the window)`; the safety
  * margin is 3% of the window, and applies to estimates only: a measured count is judged against
  * `counted`, which keeps {@link COUNTED_MARGIN} for template differences. An unknown window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can
  * be negative: then nothing fits. The one place the reply reserve is decided.
@@ -81,26 +99,33 @@ export function computeBudget({
   maxTokens,
   reserve,
   safetyRatio = DEFAULT_SAFETY_RATIO,
+  windowCheck,
 }: BudgetOptions): Budget {
   const window = contextLength ?? FALLBACK_CONTEXT_LENGTH;
-  const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap });
+  const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap, windowCheck });
   const safety = Math.ceil(window * safetyRatio);
   const budget = window - chosenReserve - safety;
   const counted = window - chosenReserve - Math.min(safety, COUNTED_MARGIN);
   return { window, reserve: chosenReserve, safety, budget, counted };
 }
 
-/** The reply reserve when none is configured: see {@link computeBudget}. */
+/**
+ * The reply reserve when none is configured: see {@link computeBudget}. Where the provider checks
+ * the prompt alone it is at most {@link PROMPT_ONLY_RESERVE_SHARE} of the window.
+ */
 export function replyReserve({
   window,
   maxTokens,
   outputCap,
+  windowCheck,
 }: {
   window: number;
   maxTokens?: number | undefined;
   outputCap?: number | undefined;
+  windowCheck?: WindowCheck | undefined;
 }): number {
-  const quarter = Math.floor(window * MAX_RESERVE_SHARE);
+  const share = windowCheck === 'prompt' ? PROMPT_ONLY_RESERVE_SHARE : MAX_RESERVE_SHARE;
+  const quarter = Math.floor(window * share);
   const wanted = maxTokens ?? outputCap;
   if (wanted === undefined)
     return Math.min(Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)), quarter);

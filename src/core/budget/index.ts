@@ -13,7 +13,9 @@ export {
   MAX_RESERVE_SHARE,
   MIN_DEFAULT_RESERVE,
   type ModelLimits,
+  PROMPT_ONLY_RESERVE_SHARE,
   replyReserve,
+  type WindowCheck,
 } from './budget.js';
 export {
   CLAMP_MARGIN,

@@ -7,6 +7,7 @@ import {
   computeBudget,
   type LearnedWindows,
   learnWindow,
+  type WindowCheck,
 } from '../budget/index.js';
 import { type CompactionResult, compactTranscript } from '../compact/index.js';
 import {
@@ -71,6 +72,12 @@ export interface ContextWindowManagerOptions {
   contextLength?: number;
   /** The model's reply cap. */
   outputCap?: number;
+  /**
+   * What the provider checks against the window (default `prompt+reply`); `prompt` (llama.cpp)
+   * reserves only what a reply needs. Learned from an overflow whose sender is known to check the
+   * prompt alone.
+   */
+  windowCheck?: WindowCheck;
   /** The model id, for the tokenizer family and learned windows. Requests may carry their own. */
   model?: string;
   /** Estimate with this instead of Spillway's estimator (it should not count fewer than the model). */
@@ -136,6 +143,7 @@ export class ContextWindowManager {
   readonly #countedByTools = new Map<string, SentRequest>();
   #compression: CompressionState = createCompressionState();
   #learnedCaps: Readonly<Record<string, number>> = {};
+  #learnedChecks: Readonly<Record<string, WindowCheck>> = {};
   #appendRate: number | undefined;
   readonly #renders: RenderMemo = new WeakMap();
   /** An anchor from a restored state, used until a send of this manager's own is counted. */
@@ -176,6 +184,7 @@ export class ContextWindowManager {
       learnedWindows: this.#learned,
       compression: this.#compression,
       learnedOutputCaps: this.#learnedCaps,
+      ...(Object.keys(this.#learnedChecks).length > 0 ? { learnedWindowChecks: this.#learnedChecks } : {}),
       ...(anchor ? { anchor } : {}),
       ...(this.#cut ? { cut: this.#cut } : {}),
       ...(this.#appendRate === undefined ? {} : { appendRate: this.#appendRate }),
@@ -188,6 +197,7 @@ export class ContextWindowManager {
     this.#learned = { ...state.learnedWindows };
     this.#compression = parseCompressionState(state.compression);
     this.#learnedCaps = { ...state.learnedOutputCaps };
+    this.#learnedChecks = parseWindowChecks(state.learnedWindowChecks);
     this.#restoredAnchor = parseAnchor(state.anchor);
     this.#cut = parseStickyCut(state.cut);
     this.#appendRate =
@@ -245,6 +255,18 @@ export class ContextWindowManager {
   windowFor(model: string | undefined): number | undefined {
     const learned = model === undefined ? undefined : this.#learned[model];
     return learned ?? this.#options.contextLength;
+  }
+
+  /** Records that the provider serving `model` checks the prompt alone against the window. */
+  learnWindowCheck(model: string, check: WindowCheck): void {
+    if (this.#learnedChecks[model] !== check)
+      this.#learnedChecks = { ...this.#learnedChecks, [model]: check };
+  }
+
+  /** What the provider checks against the window for a model: learned, else configured. */
+  windowCheckFor(model: string | undefined): WindowCheck | undefined {
+    const learned = model === undefined ? undefined : this.#learnedChecks[model];
+    return learned ?? this.#options.windowCheck;
   }
 
   /** Records an output cap an `output_cap` overflow stated for `model`; caps are only ever lowered. */
@@ -383,7 +405,8 @@ export class ContextWindowManager {
     notices: ManagerNotice[];
   }): FitResult {
     // The input's pairing was asserted on the way in: only a cut can break it.
-    const pairing = plan.messages === request.messages ? { ok: true as const } : validatePairing(plan.messages);
+    const pairing =
+      plan.messages === request.messages ? { ok: true as const } : validatePairing(plan.messages);
     if (!pairing.ok)
       throw new SpillwayError(
         'internal',
@@ -740,6 +763,7 @@ export class ContextWindowManager {
       maxTokens,
       reserve: this.#options.reserve,
       safetyRatio: this.#options.safetyRatio,
+      windowCheck: this.windowCheckFor(model),
     });
   }
 
@@ -789,4 +813,13 @@ function toolsKey(tools: readonly object[]): string {
     TOOL_KEYS.set(tools, key);
   }
   return key;
+}
+
+/** Learned window checks read back from a state; anything but a known check is dropped. */
+function parseWindowChecks(value: unknown): Record<string, WindowCheck> {
+  const checks: Record<string, WindowCheck> = {};
+  if (typeof value !== 'object' || value === null) return checks;
+  for (const [model, check] of Object.entries(value))
+    if (check === 'prompt' || check === 'prompt+reply') checks[model] = check;
+  return checks;
 }

@@ -3,7 +3,7 @@
  * A manager's state between sends, as plain data: what a suspended run carries and what the proxy
  * keeps per conversation. Everything read back is checked; a malformed part is dropped, not trusted.
  */
-import type { LearnedWindows } from '../budget/index.js';
+import type { LearnedWindows, WindowCheck } from '../budget/index.js';
 import type { CompressionState } from '../compress/index.js';
 import type { Calibration } from '../tokens/index.js';
 import type { StickyCut } from './sticky-cut.js';
@@ -36,6 +36,8 @@ export interface ManagerState {
   compression?: CompressionState;
   /** Output caps learned from `output_cap` overflows, by model (always present in `manager.state`). */
   learnedOutputCaps?: Readonly<Record<string, number>>;
+  /** What the provider checks against the window, learned from overflows, by model. */
+  learnedWindowChecks?: Readonly<Record<string, WindowCheck>>;
   /**
    * The last request the provider counted, as digests: a manager restored from this state (a
    * proxy's next request of the same conversation) anchors on it as if it had sent it.

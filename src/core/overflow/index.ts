@@ -46,4 +46,4 @@ export {
   type OverflowPattern,
   type OverflowRow,
 } from './types.js';
-export { windowFromOverflow } from './window-from-overflow.js';
+export { windowCheckFromOverflow, windowFromOverflow } from './window-from-overflow.js';

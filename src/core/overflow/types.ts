@@ -80,6 +80,11 @@ export interface OverflowRow extends OverflowPattern {
   readonly generic?: boolean;
   /** The figures count characters, not tokens (never learned as a window). */
   readonly units?: 'characters';
+  /**
+   * The sender checks the prompt alone against the window (it never rejects a request for its
+   * `max_tokens`): learned with the window, so the reply reserve shrinks to what a reply needs.
+   */
+  readonly windowCheck?: 'prompt';
   /** Arithmetic the named groups cannot express (an exclusive bound, a sum of parts). */
   readonly figures?: (figures: OverflowFigures) => OverflowFigures;
   /** A row-specific kind decision; `undefined` falls back to the general rule. */

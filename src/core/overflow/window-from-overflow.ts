@@ -2,6 +2,7 @@
  * @module
  * The window figure of an overflow, for `learnWindow`.
  */
+import { OVERFLOW_CATALOG } from './catalog/index.js';
 import type { OverflowInfo } from './types.js';
 
 /**
@@ -19,4 +20,15 @@ export function windowFromOverflow(info: OverflowInfo): number | undefined {
   if (info.kind !== 'context' && info.kind !== 'budget') return undefined;
   if (info.units === 'characters') return undefined;
   return info.window;
+}
+
+/**
+ * `prompt` when the catalog row that recognized the overflow belongs to a sender that checks the
+ * prompt alone against the window (llama.cpp's server), for the reply reserve; else `undefined`.
+ *
+ * @example
+ * windowCheckFromOverflow(classifyOverflow({ body: llamacppBody })); // 'prompt'
+ */
+export function windowCheckFromOverflow(info: OverflowInfo): 'prompt' | undefined {
+  return OVERFLOW_CATALOG.find((row) => row.name === info.pattern)?.windowCheck;
 }

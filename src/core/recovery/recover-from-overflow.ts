@@ -4,7 +4,7 @@
  * overflow kind. The prompt that does not fit goes to the escalation chain (`context-chain.ts`).
  */
 import { CLAMP_MARGIN, MIN_CLAMPED_OUTPUT } from '../budget/index.js';
-import { type OverflowInfo, windowFromOverflow } from '../overflow/index.js';
+import { type OverflowInfo, windowCheckFromOverflow, windowFromOverflow } from '../overflow/index.js';
 import { contextChain } from './context-chain.js';
 import { type RecoveryContext, tryFit } from './recovery-context.js';
 import type { RecoverFromOverflowOptions, RecoveryResult } from './recovery-result.js';
@@ -69,9 +69,11 @@ function createContext(options: RecoverFromOverflowOptions): RecoveryContext {
 
 /** The window the overflow states, learned for the model. */
 function learnStatedWindow(context: RecoveryContext): void {
-  const { stated, model, manager } = context;
+  const { stated, model, manager, overflow } = context;
   if (stated === undefined || model === undefined) return;
   manager.learnWindow(model, stated);
+  const check = windowCheckFromOverflow(overflow);
+  if (check !== undefined) manager.learnWindowCheck(model, check);
   context.steps.push({ step: 'learn_window', model, window: stated });
 }
 

@@ -179,11 +179,13 @@ export function llamacppProfile(
             };
         return { accepted: false, kind: 'context', reply };
       }
+      // max_tokens is never checked against the window: generation stops once prompt + generated + 1
+      // reaches n_ctx (`process_token`, "stopped due to running out of context capacity").
       const requested = maxTokens ?? options.outputCap ?? Number.POSITIVE_INFINITY;
       return {
         accepted: true,
         reportedPromptTokens: promptTokens,
-        outputLimit: Math.min(requested, window - promptTokens),
+        outputLimit: Math.min(requested, window - promptTokens - 1),
       };
     },
     badInput(kind, detail) {

@@ -18,6 +18,7 @@ export const INFERENCE_SERVER_ROWS: readonly OverflowRow[] = [
     example:
       'rpc error: code = Internal desc = request (9739 tokens) exceeds the available context size (8192 tokens), try increasing it',
     source: 'mudler/nib chat/errors_test.go (corpus llamacpp-ctx-05)',
+    windowCheck: 'prompt',
   },
   {
     name: 'llamacpp-exceed-context-size-error',
@@ -29,6 +30,9 @@ export const INFERENCE_SERVER_ROWS: readonly OverflowRow[] = [
     example:
       '{"error":{"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"exceed_context_size_error","n_prompt_tokens":14429,"n_ctx":8192}}',
     source: 'https://github.com/oobabooga/textgen/issues/7257 (corpus llamacpp-ctx-02)',
+    // server-context.cpp rejects `task.n_tokens() >= slot.n_ctx` only; a reply that reaches n_ctx
+    // stops with STOP_TYPE_LIMIT (`finish_reason: "length"`).
+    windowCheck: 'prompt',
   },
   {
     name: 'llamacpp-n-keep-not-below-n-ctx',
@@ -252,6 +256,7 @@ export const INFERENCE_SERVER_ROWS: readonly OverflowRow[] = [
     example:
       'the request exceeds the available context size. try increasing the context size or enable context shift',
     source: 'LostRuins/koboldcpp examples/server/server.cpp (corpus llamacpp-ctx-legacy-01)',
+    windowCheck: 'prompt',
   },
   {
     // Raised mid-generation when prompt + generated tokens reach n_ctx: the prompt had fitted.
