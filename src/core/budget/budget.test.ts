@@ -22,9 +22,12 @@ describe('computeBudget', () => {
   });
 
   it('keeps the safety share for estimates and only a template margin for measured counts', () => {
-    const limits = computeBudget({ contextLength: 4_096, maxTokens: 512 });
-    expect(limits.budget).toBe(4_096 - 512 - Math.ceil(4_096 * 0.03));
-    expect(limits.counted).toBe(4_096 - 512 - COUNTED_MARGIN);
+    const limits = computeBudget({ contextLength: 32_768, maxTokens: 4_096 });
+    expect(limits.budget).toBe(32_768 - 4_096 - Math.ceil(32_768 * 0.03));
+    expect(limits.counted).toBe(32_768 - 4_096 - COUNTED_MARGIN);
+    // Never more than the safety share: a small window keeps its 3%.
+    const small = computeBudget({ contextLength: 4_096, maxTokens: 512 });
+    expect(small.counted).toBe(small.budget);
     expect(computeBudget({ contextLength: 4_096, maxTokens: 512, safetyRatio: 0 }).counted).toBe(4_096 - 512);
   });
 

@@ -15,9 +15,9 @@ const first: Message[] = [
 
 describe('the budget a measured count is judged against', () => {
   it('keeps only a template margin, not the safety share, once the count is anchored on the provider', () => {
-    const manager = new ContextWindowManager({ contextLength: 10_000 });
+    const manager = new ContextWindowManager({ contextLength: 20_000 });
     const sent = manager.fit(request(first));
-    const safetyBudget = 10_000 - 1_000 - 300;
+    const safetyBudget = 20_000 - 1_000 - 600;
     // The provider counts the prompt between the estimate's budget and the window less the reserve.
     manager.observe({ promptTokens: safetyBudget + 50 });
     const next = [
@@ -31,14 +31,14 @@ describe('the budget a measured count is judged against', () => {
     expect(result.verdict).toBe('fits');
     expect(result.cut.kind).toBe('none');
     expect(result.request.messages).toBe(next);
-    expect(result.budget).toBe(10_000 - 1_000 - COUNTED_MARGIN);
+    expect(result.budget).toBe(20_000 - 1_000 - COUNTED_MARGIN);
     expect(result.request.maxTokens).toBe(1_000);
   });
 
   it('judges a measured count over the window less the reserve and the template margin as over', () => {
-    const manager = new ContextWindowManager({ contextLength: 10_000 });
+    const manager = new ContextWindowManager({ contextLength: 20_000 });
     const sent = manager.fit(request(first));
-    manager.observe({ promptTokens: 10_000 - 1_000 - COUNTED_MARGIN + 10 });
+    manager.observe({ promptTokens: 20_000 - 1_000 - COUNTED_MARGIN + 10 });
     const next = [
       ...sent.request.messages,
       { role: 'assistant', content: 'Done.' },
