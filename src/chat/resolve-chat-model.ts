@@ -70,8 +70,13 @@ export async function resolveChatModel({
     ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
     ...(reserve === undefined ? {} : { reserve }),
   });
+  // The model's own tokenizer, where its package is installed (gpt-tokenizer for OpenAI models):
+  // a request the estimate alone cannot place is then counted exactly before it is sent.
+  const { exactCounterFor } = await import('../tokenizers/index.js');
+  const exact = await exactCounterFor(model);
   const driver = new ConversationDriver({
     model,
+    ...(exact?.exact ? { exact } : {}),
     contextLength: limits.contextLength,
     ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
     ...(limits.windowCheck === undefined ? {} : { windowCheck: limits.windowCheck }),

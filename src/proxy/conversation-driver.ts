@@ -19,6 +19,7 @@ import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyRuntime } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import type { UpstreamLimits } from './resolve-upstream-limits.js';
+import type { UpstreamCounters } from './upstream-counters.js';
 
 /** Parts of the manager state kept per model by the store, not per conversation. */
 const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
@@ -31,6 +32,8 @@ export interface OpenConversationDriverOptions {
   settings: ProxyModelSettings;
   conversation: ConversationState;
   calibration?: Calibration;
+  /** The model's exact tokenizer and the upstream's counting endpoint, where there are. */
+  counters?: UpstreamCounters;
 }
 
 /**
@@ -46,6 +49,7 @@ export function openConversationDriver({
   settings,
   conversation,
   calibration,
+  counters = {},
 }: OpenConversationDriverOptions): ConversationDriver {
   const patterns = runtime.config?.overflowPatterns ?? [];
   const driver = new ConversationDriver({
@@ -57,6 +61,8 @@ export function openConversationDriver({
     ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
     ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
     ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
+    ...(counters.exact ? { exact: counters.exact } : {}),
+    ...(counters.measure ? { measure: counters.measure } : {}),
     clamp: 'lower',
     retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },
     hash: sha256,

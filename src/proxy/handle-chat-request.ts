@@ -29,6 +29,7 @@ import { parseRequestBody } from './read-request-body.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { resolveUpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
+import { upstreamCounters } from './upstream-counters.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
 
 /** The `x-spillway-*` headers of a fitted request: its count, the budget, and what was cut. */
@@ -113,12 +114,14 @@ export async function prepare(
     log: (entry) => runtime.log(entry),
     probe: runtime.config?.probeLimits !== false,
   });
+  const counters = await upstreamCounters({ runtime, exchange, model, limits });
   const driver = openConversationDriver({
     runtime,
     request,
     limits,
     settings,
     conversation,
+    counters,
     ...(calibration ? { calibration } : {}),
   });
   return { request, key, conversation, learned, driver };

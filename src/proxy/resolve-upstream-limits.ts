@@ -7,6 +7,7 @@
 import { SpillwayError, type WindowCheck } from '../core/index.js';
 import {
   type DiscoveryCache,
+  type DiscoveryServer,
   type LimitSource,
   modelNameProblem,
   type ResolvedLimits,
@@ -22,6 +23,8 @@ export interface UpstreamLimits {
   outputCap?: number;
   /** `prompt` when the upstream checks the prompt alone against the window (llama.cpp). */
   windowCheck?: WindowCheck;
+  /** The server discovery found answering for itself (not a gateway's claim), if any. */
+  server?: DiscoveryServer;
   source: { contextLength: LimitSource; outputCap: LimitSource };
 }
 
@@ -146,6 +149,7 @@ export async function resolveUpstreamLimits({
     contextLength: resolved.contextLength,
     ...(resolved.outputCap === undefined ? {} : { outputCap: resolved.outputCap }),
     ...(resolved.windowCheck === undefined ? {} : { windowCheck: resolved.windowCheck }),
+    ...(resolved.discovery && !resolved.discovery.claimed ? { server: resolved.discovery.server } : {}),
     source: resolved.source,
   };
 }
