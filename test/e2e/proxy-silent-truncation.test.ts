@@ -5,9 +5,9 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseProxyConfig } from '../../src/config/proxy-config.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { type ProxyLogEntry, startProxy } from '../../src/proxy/index.js';
+import { parseProxyConfig } from '../../src/proxy/proxy-config.js';
 import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];
