@@ -179,13 +179,14 @@ export function llamacppProfile(
             };
         return { accepted: false, kind: 'context', reply };
       }
-      // max_tokens is never checked against the window: generation stops once prompt + generated + 1
-      // reaches n_ctx (`process_token`, "stopped due to running out of context capacity").
+      // max_tokens is never checked against the window: `process_token` stops the generation once
+      // the cached tokens (prompt and the tokens generated before this one) + 1 reach n_ctx, that is
+      // after n_ctx - prompt tokens ("stopped due to running out of context capacity").
       const requested = maxTokens ?? options.outputCap ?? Number.POSITIVE_INFINITY;
       return {
         accepted: true,
         reportedPromptTokens: promptTokens,
-        outputLimit: Math.min(requested, window - promptTokens - 1),
+        outputLimit: Math.min(requested, window - promptTokens),
       };
     },
     badInput(kind, detail) {
