@@ -415,12 +415,14 @@ export class ContextWindowManager {
       );
     // A measured count keeps only the budget's template margin before the reply, so a request whose
     // measured prompt fits the budget keeps the max_tokens it asked for.
-    const margin = isMeasured(plan.count) ? limits.window - limits.reserve - limits.counted : CLAMP_MARGIN;
-    // A request sent for the provider to judge asks for the reply the budget reserved: it fits when
-    // the prompt is within the budget (which only the estimate doubts); should it not, the provider
-    // says by how much and recovery sets max_tokens from that.
+    const measured = isMeasured(plan.count);
+    const margin = measured ? limits.window - limits.reserve - limits.counted : CLAMP_MARGIN;
+    // A request an estimate alone doubts asks for the reply the budget reserved: it fits when the
+    // prompt is within the budget (which only the estimate doubts); should it not, the provider says
+    // by how much and recovery sets max_tokens from that. A measured count is near the truth: the
+    // reply gets the room it leaves, so prompt and reply stay within the window.
     const promptEstimate =
-      plan.verdict === 'uncertain'
+      plan.verdict === 'uncertain' && !measured
         ? Math.min(plan.count.tokens, limits.window - limits.reserve - margin)
         : plan.count.tokens;
     const maxTokens = clampOutputTokens({
