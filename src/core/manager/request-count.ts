@@ -101,15 +101,16 @@ export function budgetFor(count: Pick<RequestCount, 'source'>, budgets: FitBudge
 }
 
 /**
- * The verdict of a count: `fits` within its budget; `over` when even its lower bound (a real count
- * cannot be below it) is over what a measured count may take; else `uncertain`.
+ * The verdict of a count against the budget for its source: `fits` within it; `over` when even its
+ * lower bound is over it; else `uncertain`.
  */
 export function verdictOf(
   count: Pick<RequestCount, 'tokens' | 'low' | 'source'>,
   budgets: FitBudgets,
 ): FitVerdict {
-  if (count.tokens <= budgetFor(count, budgets)) return 'fits';
-  return count.low > budgets.counted ? 'over' : 'uncertain';
+  const budget = budgetFor(count, budgets);
+  if (count.tokens <= budget) return 'fits';
+  return count.low > budget ? 'over' : 'uncertain';
 }
 
 /** Whether a count is a measurement (the provider's or an exact tokenizer's), not an estimate. */
