@@ -28,11 +28,6 @@ export interface ClampOptions {
   mode?: ClampMode;
   /** The wire format requires `max_tokens` (Anthropic Messages): `auto` fills it in even without a cap. */
   required?: boolean;
-  /**
-   * Tokens kept between prompt and reply (default {@link CLAMP_MARGIN}); a measured prompt count
-   * needs only the budget's template margin (`COUNTED_MARGIN`).
-   */
-  margin?: number;
 }
 
 /**
@@ -51,13 +46,12 @@ export function clampOutputTokens({
   requested,
   mode = 'auto',
   required = false,
-  margin = CLAMP_MARGIN,
 }: ClampOptions): number | undefined {
   if (mode === 'never' || (mode === 'lower' && requested === undefined)) return requested;
   // With no cap known there is nothing to fill in: the provider's default takes the room the
   // prompt leaves, which no estimate can state more exactly.
   if (requested === undefined && outputCap === undefined && !required) return undefined;
-  const room = window - promptEstimate - margin;
+  const room = window - promptEstimate - CLAMP_MARGIN;
   const cap = outputCap ?? Number.POSITIVE_INFINITY;
   const floor = Math.min(MIN_CLAMPED_OUTPUT, cap);
   const clamped = Math.max(floor, Math.min(cap, room));

@@ -413,17 +413,17 @@ export class ContextWindowManager {
         `fitting produced an invalid transcript (${pairing.issues[0]?.message}); please report this`,
         { data: { issues: pairing.issues } },
       );
-    // A measured count keeps only the budget's template margin before the reply, so a request whose
-    // measured prompt fits the budget keeps the max_tokens it asked for.
+    // The clamp keeps its full margin even on a measured count: an anchored count still estimates
+    // what was appended, and real clients' requests (opencode against vLLM) were rejected for
+    // prompt + max_tokens when the margin was the budget's 256 tokens.
     const measured = isMeasured(plan.count);
-    const margin = measured ? limits.window - limits.reserve - limits.counted : CLAMP_MARGIN;
     // A request an estimate alone doubts asks for the reply the budget reserved: it fits when the
     // prompt is within the budget (which only the estimate doubts); should it not, the provider says
     // by how much and recovery sets max_tokens from that. A measured count is near the truth: the
     // reply gets the room it leaves, so prompt and reply stay within the window.
     const promptEstimate =
       plan.verdict === 'uncertain' && !measured
-        ? Math.min(plan.count.tokens, limits.window - limits.reserve - margin)
+        ? Math.min(plan.count.tokens, limits.window - limits.reserve - CLAMP_MARGIN)
         : plan.count.tokens;
     const maxTokens = clampOutputTokens({
       window: limits.window,
@@ -432,7 +432,6 @@ export class ContextWindowManager {
       requested: request.maxTokens,
       mode: this.#options.clamp,
       required: request.format === 'anthropic',
-      margin,
     });
     const fitted: ChatRequest = { ...request, messages: plan.messages };
     if (maxTokens === undefined) delete fitted.maxTokens;

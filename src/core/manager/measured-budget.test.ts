@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTED_MARGIN } from '../budget/index.js';
+import { CLAMP_MARGIN, COUNTED_MARGIN } from '../budget/index.js';
 import { ContextTruncatedError } from '../errors/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
 import { ContextWindowManager } from './context-window-manager.js';
@@ -32,7 +32,8 @@ describe('the budget a measured count is judged against', () => {
     expect(result.cut.kind).toBe('none');
     expect(result.request.messages).toBe(next);
     expect(result.budget).toBe(20_000 - 1_000 - COUNTED_MARGIN);
-    expect(result.request.maxTokens).toBe(1_000);
+    // max_tokens keeps the clamp's margin from the counted prompt.
+    expect(result.request.maxTokens).toBe(Math.min(1_000, 20_000 - result.estimate - CLAMP_MARGIN));
   });
 
   it('judges a measured count over the window less the reserve and the template margin as over', () => {
