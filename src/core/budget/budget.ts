@@ -33,7 +33,8 @@ export const DEFAULT_SAFETY_RATIO = 0.03;
  * the chat template may differ, and an anchored count still estimates what was appended. Replaying
  * the recorded sessions (`npm run eval -- eval-transcripts`), anchored counts fell short of the
  * provider's by up to 138 tokens: with a 64-token margin 18 requests were rejected (and recovered)
- * over the 16 replays, with 256 one, as with the 3% share. Never more than the safety share.
+ * over the 16 replays, with 256 one, as with the 3% share. Never more than the safety share; the
+ * clamp keeps its own 512 tokens between prompt and reply.
  */
 export const COUNTED_MARGIN = 256;
 
