@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { checkReserveInWindow } from '../config/check-consistency.js';
 import { configShapeError } from '../config/config-error.js';
 import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
-import { compileOverflowPatterns } from '../config/overflow-patterns.js';
+import { compileConfiguredOverflowPatterns } from '../config/overflow-patterns.js';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 
 /** The file looked for in the working directory. */
@@ -148,8 +148,6 @@ function allowedKeys(path: readonly PropertyKey[]): string[] {
 export interface ParseChatConfigOptions {
   /** Where the value came from (a file path), prefixed to every message. */
   source?: string;
-  /** Time recheck may take per overflow row, in milliseconds. */
-  recheckTimeoutMs?: number;
 }
 
 /**
@@ -166,20 +164,7 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
   const parsed = CHAT_CONFIG.safeParse(value);
   if (!parsed.success) throw configShapeError(parsed.error, { prefix, allowedKeys });
   const file = parsed.data;
-  let overflowPatterns: OverflowPattern[] = [];
-  if (file.overflow_patterns !== undefined) {
-    try {
-      overflowPatterns = compileOverflowPatterns(file.overflow_patterns, {
-        ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
-      });
-    } catch (error) {
-      if (!SpillwayError.isInstance(error)) throw error;
-      throw new SpillwayError('invalid_config', `${prefix}${error.message}`, {
-        data: error.data,
-        cause: error,
-      });
-    }
-  }
+  const overflowPatterns = compileConfiguredOverflowPatterns(file.overflow_patterns, prefix);
   const mcpServers: ChatMcpServer[] = Object.entries(file.mcp_servers ?? {}).map(([name, server]) => ({
     name,
     ...server,
@@ -271,7 +256,6 @@ export interface LoadChatConfigOptions {
   /** Where `spillway.config.json` is looked for (default the working directory). */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  recheckTimeoutMs?: number;
 }
 
 /** The files {@link loadChatConfig} tries, in order, when no file is given. */
@@ -325,10 +309,7 @@ export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promi
         { cause: error },
       );
     }
-    return parseChatConfig(value, {
-      source: path,
-      ...(options.recheckTimeoutMs === undefined ? {} : { recheckTimeoutMs: options.recheckTimeoutMs }),
-    });
+    return parseChatConfig(value, { source: path });
   }
   return parseChatConfig({});
 }

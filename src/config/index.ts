@@ -7,8 +7,8 @@
  */
 export {
   type CompileOverflowPatternsOptions,
+  compileConfiguredOverflowPatterns,
   compileOverflowPatterns,
-  DEFAULT_RECHECK_TIMEOUT_MS,
   MAX_USER_REGEX_LENGTH,
   MAX_USER_ROWS,
   OVERFLOW_PATTERN_ROW,

@@ -91,14 +91,6 @@ describe('compileOverflowPatterns', () => {
     );
   });
 
-  it('accepts the old time limit option and ignores it', () => {
-    const result = safeCompileOverflowPatterns(
-      [{ name: 'slow', kind: 'context', regex: String.raw`maximum context length is (?<window>\d+) tokens` }],
-      { timeoutMs: 1 },
-    );
-    expect(result.success).toBe(true);
-  });
-
   it('throws SpillwayError from compileOverflowPatterns and names a custom config path', () => {
     expect(() =>
       compileOverflowPatterns([{ name: 'x', kind: 'nope', regex: 'x' }], { path: 'proxy.overflow_patterns' }),

@@ -21,14 +21,6 @@ import {
 export const MAX_USER_REGEX_LENGTH = 1_000;
 /** The most user rows accepted. */
 export const MAX_USER_ROWS = 200;
-/**
- * Kept for callers that pass `timeoutMs`: rows are no longer checked by a ReDoS analyzer with a time
- * limit, since a linear matcher needs no check.
- *
- * @deprecated No longer used.
- */
-export const DEFAULT_RECHECK_TIMEOUT_MS = 10_000;
-
 /** One user row: `{ name, kind, regex }`, nothing else (a typo in a key fails). */
 export const OVERFLOW_PATTERN_ROW = z.strictObject({
   name: z
@@ -51,12 +43,6 @@ export type OverflowPatternConfig = z.infer<typeof OVERFLOW_PATTERN_ROW>;
 export interface CompileOverflowPatternsOptions {
   /** Where the rows sit in the config, for messages. Default `overflow_patterns`. */
   path?: string;
-  /**
-   * Ignored: kept so that existing callers still compile.
-   *
-   * @deprecated Rows are matched in linear time; nothing is checked against a clock.
-   */
-  timeoutMs?: number;
 }
 
 const NAMED_GROUP = /\(\?<([A-Za-z_$][\w$]*)>/g;
@@ -155,5 +141,22 @@ export function safeCompileOverflowPatterns(
   } catch (error) {
     if (SpillwayError.isInstance(error)) return { success: false, error };
     throw error;
+  }
+}
+
+/**
+ * The overflow rows of a configuration file, compiled; an error in them is `invalid_config` with the
+ * file's name in front (`prefix`, e.g. `proxy.json: `).
+ */
+export function compileConfiguredOverflowPatterns(rows: unknown, prefix: string): OverflowPattern[] {
+  if (rows === undefined) return [];
+  try {
+    return compileOverflowPatterns(rows);
+  } catch (error) {
+    if (!SpillwayError.isInstance(error)) throw error;
+    throw new SpillwayError('invalid_config', `${prefix}${error.message}`, {
+      data: error.data,
+      cause: error,
+    });
   }
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { checkReserveInWindow } from '../config/check-consistency.js';
 import { configPathText, configShapeError } from '../config/config-error.js';
 import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
-import { compileOverflowPatterns } from '../config/overflow-patterns.js';
+import { compileConfiguredOverflowPatterns } from '../config/overflow-patterns.js';
 import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
 
 const positive = z.int().positive();
@@ -90,8 +90,6 @@ export interface ProxyConfig extends ProxyModelSettings {
 export interface ParseProxyConfigOptions {
   /** Where the value came from (a file path), prefixed to every message. */
   source?: string;
-  /** Time recheck may take per overflow row, in milliseconds. */
-  recheckTimeoutMs?: number;
 }
 
 function settingsOf(value: z.infer<typeof PROXY_MODEL_SETTINGS>): ProxyModelSettings {
@@ -125,20 +123,7 @@ export function parseProxyConfig(value: unknown, options: ParseProxyConfigOption
   const parsed = PROXY_CONFIG.safeParse(value);
   if (!parsed.success) throw configShapeError(parsed.error, { prefix, allowedKeys });
   const file = parsed.data;
-  let overflowPatterns: OverflowPattern[] = [];
-  if (file.overflow_patterns !== undefined) {
-    try {
-      overflowPatterns = compileOverflowPatterns(file.overflow_patterns, {
-        ...(options.recheckTimeoutMs === undefined ? {} : { timeoutMs: options.recheckTimeoutMs }),
-      });
-    } catch (error) {
-      if (!SpillwayError.isInstance(error)) throw error;
-      throw new SpillwayError('invalid_config', `${prefix}${error.message}`, {
-        data: error.data,
-        cause: error,
-      });
-    }
-  }
+  const overflowPatterns = compileConfiguredOverflowPatterns(file.overflow_patterns, prefix);
   const models: Record<string, ProxyModelSettings> = {};
   for (const [model, settings] of Object.entries(file.models ?? {})) models[model] = settingsOf(settings);
   const config: ProxyConfig = { ...settingsOf(file), overflowPatterns, models };
