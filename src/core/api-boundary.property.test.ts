@@ -8,12 +8,14 @@ import { describe, expect, it } from 'vitest';
 import {
   assertPairing,
   ContextWindowManager,
+  ConversationDriver,
   classifyOverflow,
   compactTranscript,
   estimateTokens,
   fromAnthropic,
   fromOpenAIChat,
   readRequest,
+  recoverFromOverflow,
   SpillwayError,
   splitTurns,
   toAnthropic,
@@ -155,6 +157,7 @@ describe('the entry points, given anything at all', () => {
     ['estimateTokens', (value) => estimateTokens(value as never)],
     ['estimateTokens options', (value) => estimateTokens('text', value as never)],
     ['new ContextWindowManager', (value) => new ContextWindowManager(value as never)],
+    ['new ConversationDriver', (value) => new ConversationDriver(value as never)],
     ['fit', (value) => new ContextWindowManager({ contextLength: 8_192 }).fit(value as never)],
     ['observe', (value) => new ContextWindowManager().observe(value as never)],
     ['fromOpenAIChat', (value) => fromOpenAIChat(value)],
@@ -168,6 +171,28 @@ describe('the entry points, given anything at all', () => {
     ['assertPairing', (value) => assertPairing(value as never)],
     ['classifyOverflow', (value) => classifyOverflow(value as never)],
   ];
+  it('recoverFromOverflow rejects, with nothing but SpillwayError, what it cannot recover', async () => {
+    const manager = new ContextWindowManager({ contextLength: 8_192 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.anything(),
+          fc.record({ request: fc.anything(), overflow: fc.anything(), manager: fc.constant(manager) }),
+        ),
+        async (value) => {
+          const error = await Promise.resolve()
+            .then(() => recoverFromOverflow(value as never))
+            .then(
+              () => undefined,
+              (caught: unknown) => caught,
+            );
+          if (error !== undefined) expect(SpillwayError.isInstance(error), String(error)).toBe(true);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('compactTranscript rejects, with nothing but SpillwayError, what it cannot compact', async () => {
     await fc.assert(
       fc.asyncProperty(

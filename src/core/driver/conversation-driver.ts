@@ -6,7 +6,7 @@
  * the demo) drives this one implementation.
  */
 import type { Summarizer } from '../compact/index.js';
-import { ContextTruncatedError } from '../errors/index.js';
+import { ContextTruncatedError, SpillwayError } from '../errors/index.js';
 import {
   ContextWindowManager,
   type ContextWindowManagerOptions,
@@ -130,6 +130,11 @@ export class ConversationDriver {
   #prefix: HistoryPrefix | undefined;
 
   constructor(options: ConversationDriverOptions = {}) {
+    if (typeof options !== 'object' || options === null)
+      throw new SpillwayError(
+        'invalid_config',
+        'ConversationDriver takes an options object, such as { contextLength: 128000, model: "gpt-4o" }',
+      );
     const {
       manager,
       overflowPatterns: _patterns,

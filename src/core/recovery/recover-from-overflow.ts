@@ -4,7 +4,15 @@
  * overflow kind. The prompt that does not fit goes to the escalation chain (`context-chain.ts`).
  */
 import { CLAMP_MARGIN, MIN_CLAMPED_OUTPUT } from '../budget/index.js';
-import { type OverflowInfo, windowCheckFromOverflow, windowFromOverflow } from '../overflow/index.js';
+import { SpillwayError } from '../errors/index.js';
+import { ContextWindowManager } from '../manager/index.js';
+import {
+  OVERFLOW_KINDS,
+  type OverflowInfo,
+  windowCheckFromOverflow,
+  windowFromOverflow,
+} from '../overflow/index.js';
+import { requireChatRequest, requireMessages } from '../transcript/index.js';
 import { contextChain } from './context-chain.js';
 import { type RecoveryContext, tryFit } from './recovery-context.js';
 import type { RecoverFromOverflowOptions, RecoveryResult } from './recovery-result.js';
@@ -49,7 +57,31 @@ export async function recoverFromOverflow(options: RecoverFromOverflowOptions): 
   return contextChain(context);
 }
 
+/** What recovery needs, checked: a clear error for a call from plain JavaScript that lacks it. */
+function requireOptions(options: RecoverFromOverflowOptions): void {
+  const value = options as unknown as Record<string, unknown> | null;
+  const overflow = value?.overflow as Record<string, unknown> | null | undefined;
+  const missing =
+    typeof value !== 'object' || value === null
+      ? 'an options object'
+      : !(value.manager instanceof ContextWindowManager)
+        ? 'options.manager (a ContextWindowManager)'
+        : typeof overflow !== 'object' ||
+            overflow === null ||
+            !OVERFLOW_KINDS.includes(overflow.kind as OverflowInfo['kind'])
+          ? 'options.overflow (classifyOverflow of the rejection)'
+          : undefined;
+  if (missing !== undefined)
+    throw new SpillwayError(
+      'invalid_argument',
+      `recoverFromOverflow needs ${missing}: pass { request, overflow, manager }`,
+    );
+  requireChatRequest(value?.request, 'recoverFromOverflow');
+  if (value?.history !== undefined) requireMessages(value.history, 'recoverFromOverflow history');
+}
+
 function createContext(options: RecoverFromOverflowOptions): RecoveryContext {
+  requireOptions(options);
   const { overflow, manager } = options;
   const base = options.history ? { ...options.request, messages: options.history } : options.request;
   const stated = windowFromOverflow(overflow);
