@@ -7,8 +7,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fakeToolResult, startEmulator } from '../src/emulator/index.js';
+import { startEmulator } from '../src/emulator/index.js';
 import { createTerminal, hasTmux } from '../test/e2e/tmux-terminal.js';
+import { threeLogsReplies, writeThreeLogs } from '../test/support/three-logs-session.js';
 
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
 const PROMPT = 'Read the three files and save a note.';
@@ -24,23 +25,14 @@ function transcript(screen: string): string[] {
 export async function benchChat(): Promise<Record<string, unknown>> {
   if (!hasTmux) throw new Error('npm run bench -- chat drives a terminal: install tmux');
   const project = mkdtempSync(join(tmpdir(), 'spillway-chat-bench-'));
-  for (const [name, size] of Object.entries({ 'a.txt': 5_000, 'b.txt': 3_500, 'c.txt': 1_500 }))
-    writeFileSync(join(project, name), fakeToolResult({ name: 'read_file', args: { path: name }, size }));
-  const write = { name: 'write_file', arguments: { path: 'note.txt', content: 'Three test logs.\n' } };
+  writeThreeLogs(project);
   const emulator = await startEmulator({
     profile: 'vllm',
     contextLength: 16_000,
     script: {
       selectBy: 'request',
       after: 'repeat-last',
-      replies: [
-        { text: 'Reading a.txt.', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'b.txt' } }] },
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'c.txt' } }] },
-        { toolCalls: [write] },
-        { toolCalls: [write] },
-        { text: 'Saved a summary to note.txt.' },
-      ],
+      replies: threeLogsReplies(),
     },
   });
   writeFileSync(

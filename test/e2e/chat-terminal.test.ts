@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Emulator, fakeToolResult, startEmulator } from '../../src/emulator/index.js';
+import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
+import { threeLogsReplies, writeThreeLogs } from '../support/three-logs-session.js';
 import { createTerminal, hasTmux, occurrences } from './tmux-terminal.js';
 
 const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
@@ -27,9 +28,7 @@ beforeAll(async () => {
   store = join(project, 'sessions.db');
   // 5,000 + 3,500 + 1,500 tokens: with the three read, the prompt plus the 6,000-token reply cap
   // overflows the 16,000-token window the server enforces (the config claims 128k).
-  for (const [name, size] of Object.entries({ 'a.txt': 5_000, 'b.txt': 3_500, 'c.txt': 1_500 }))
-    writeFileSync(join(project, name), fakeToolResult({ name: 'read_file', args: { path: name }, size }));
-  const write = { name: 'write_file', arguments: { path: 'note.txt', content: 'Three test logs.\n' } };
+  writeThreeLogs(project);
   const done = 'We read three logs and saved note.txt.';
   emulator = await startEmulator({
     profile: 'vllm',
@@ -37,16 +36,8 @@ beforeAll(async () => {
     script: {
       selectBy: 'request',
       after: 'repeat-last',
-      replies: [
-        { text: 'Reading a.txt.', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] },
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'b.txt' } }] },
-        { toolCalls: [{ name: 'read_file', arguments: { path: 'c.txt' } }] },
-        { toolCalls: [write] }, // request 4 is rejected: this reply is never sent
-        { toolCalls: [write] },
-        { text: 'Saved a summary to note.txt.' },
-        { text: 'This reply is cancelled before it is sent.' },
-        { text: done },
-      ],
+      // Request 4 is rejected: its reply (the first write) is never sent.
+      replies: threeLogsReplies([{ text: 'This reply is cancelled before it is sent.' }, { text: done }]),
     },
     // Request 7 ("Run the slow check.") takes a minute to start answering: Ctrl+C cancels it.
     faults: [{ kind: 'slow-first-byte', requests: [7], delayMs: 60_000 }],
