@@ -272,6 +272,7 @@ function dropTurns(
     markers: context.markers,
     markerOptions: context.markerOptions,
     offset,
+    limit: context.budget,
   });
   if (result.droppedTurns === 0) return undefined;
   const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { requestArbitrary } from '../../../test/support/transcript-arbitrary.js';
 import { ContextTruncatedError } from '../errors/index.js';
 import { createEstimator } from '../tokens/index.js';
-import { splitTurns, validatePairing } from '../transcript/index.js';
+import { type ChatRequest, type Message, splitTurns, validatePairing } from '../transcript/index.js';
 import {
   ContextWindowManager,
   type ContextWindowManagerOptions,
@@ -111,6 +111,28 @@ describe('ContextWindowManager.fit on random transcripts', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('drops a turn without its marker when the marker alone stands between the head and newest turn and the budget', () => {
+    const request: ChatRequest = {
+      format: 'openai',
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: 'x'.repeat(1_000) },
+        { role: 'assistant', content: '' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'call_pending', name: 'run', arguments: '{}' }] },
+      ],
+      tools: [],
+      extra: {},
+    };
+    const minimal = { ...request, messages: [request.messages[0], request.messages[2]] as Message[] };
+    const window = (() => {
+      for (let length = 1_000; length < 4_000; length++)
+        if (fitOrNull(minimal, length) !== null) return length;
+      throw new Error('no window fits the head and the newest turn');
+    })();
+    const fitted = fitOrNull(request, window);
+    expect(fitted?.request.messages).toEqual(minimal.messages);
   });
 
   it('throws ContextTruncatedError only when head and newest turn alone exceed the budget', () => {

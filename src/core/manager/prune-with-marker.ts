@@ -54,6 +54,7 @@ export function pruneWithMarker({
   markers,
   markerOptions,
   offset = { messages: 0, turns: 0 },
+  limit,
 }: {
   messages: Message[];
   segmentation: Segmentation;
@@ -67,6 +68,8 @@ export function pruneWithMarker({
   markerOptions: MarkerOptions;
   /** Messages and turns left out before these `messages` (an earlier cut), counted in the marker. */
   offset?: { messages: number; turns: number };
+  /** The budget the request must fit, when `budget` is a deeper target (default `budget`). */
+  limit?: number;
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
   segmentation = keepSummariesWithHead(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
@@ -87,10 +90,20 @@ export function pruneWithMarker({
       markerOptions,
     ),
   }).total;
-  // The marker is always there when turns are dropped, so the cut it stands for is the same on the
-  // next send, whether or not this one fits.
+  // The marker is there whenever turns are dropped, so the cut it stands for is the same on the
+  // next send; only when its own tokens are all that stand between the floor and the budget does
+  // the cut go without it (what is left then is the head and the newest turn alone).
   const result = prune(markerRaw);
   if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
+  const limitRaw = Math.floor((limit ?? budget) / scalarFactor(calibration));
+  if (result.estimate > limitRaw && result.estimate - markerRaw <= limitRaw)
+    return {
+      ...result,
+      estimate: result.estimate - markerRaw,
+      fits: true,
+      state,
+      head: segmentation.head.end,
+    };
   const marker = pruneMarker(
     state,
     { dropped: result.droppedIndices.length + offset.messages, turns: result.droppedTurns + offset.turns },
