@@ -11,10 +11,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { checkReserveInWindow } from '../config/check-consistency.js';
-import { configShapeError } from '../config/config-error.js';
+import { configShapeError, parseConfigText } from '../config/config-error.js';
 import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
 import { compileConfiguredOverflowPatterns } from '../config/overflow-patterns.js';
-import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
+import { type OverflowPattern, SpillwayError } from '../core/index.js';
 
 /** The file looked for in the working directory. */
 export const CHAT_CONFIG_FILE = 'spillway.config.json';
@@ -297,19 +297,7 @@ export async function loadChatConfig(options: LoadChatConfigOptions = {}): Promi
         throw new SpillwayError('invalid_config', `cannot read ${path}: ENOENT; check the --config path`);
       continue;
     }
-    if (jsonTextDepthExcess(text) !== undefined)
-      throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new SpillwayError(
-        'invalid_config',
-        `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
-        { cause: error },
-      );
-    }
-    return parseChatConfig(value, { source: path });
+    return parseChatConfig(parseConfigText(text, path), { source: path });
   }
   return parseChatConfig({});
 }

@@ -4,7 +4,7 @@
  * spells it, and for an unknown key the keys allowed there, prefixed with the file.
  */
 import type { z } from 'zod';
-import { SpillwayError } from '../core/index.js';
+import { jsonTextDepthExcess, SpillwayError, tooDeepMessage } from '../core/index.js';
 
 /** A path as the file spells it: `models["glm5.2"].context_length`, `mcp_servers.github.args[0]`. */
 export function configPathText(path: readonly PropertyKey[]): string {
@@ -55,4 +55,25 @@ export function configShapeError(
   return new SpillwayError('invalid_config', `${prefix}${where || '(root)'}: ${message}`, {
     data: { path: where },
   });
+}
+
+/**
+ * A configuration file's text as JSON: too deep a nesting and a syntax error are `invalid_config`
+ * naming the file.
+ *
+ * @example
+ * parseConfigText('{"context_length": 32768}', 'proxy.json'); // { context_length: 32768 }
+ */
+export function parseConfigText(text: string, path: string): unknown {
+  if (jsonTextDepthExcess(text) !== undefined)
+    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SpillwayError(
+      'invalid_config',
+      `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
+      { cause: error },
+    );
+  }
 }

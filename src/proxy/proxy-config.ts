@@ -7,10 +7,10 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { checkReserveInWindow } from '../config/check-consistency.js';
-import { configPathText, configShapeError } from '../config/config-error.js';
+import { configPathText, configShapeError, parseConfigText } from '../config/config-error.js';
 import { LIMIT_SETTING, LIMIT_SETTING_KEYS, limitFields, readLimitSetting } from '../config/limit-setting.js';
 import { compileConfiguredOverflowPatterns } from '../config/overflow-patterns.js';
-import { jsonTextDepthExcess, type OverflowPattern, SpillwayError, tooDeepMessage } from '../core/index.js';
+import { type OverflowPattern, SpillwayError } from '../core/index.js';
 
 const positive = z.int().positive();
 
@@ -187,21 +187,7 @@ export async function loadProxyConfig(path: string): Promise<ProxyConfig> {
       { cause: error },
     );
   }
-  if (jsonTextDepthExcess(text) !== undefined)
-    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
-  if (jsonTextDepthExcess(text) !== undefined)
-    throw new SpillwayError('invalid_config', `${path}: ${tooDeepMessage('the config')}`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SpillwayError(
-      'invalid_config',
-      `${path}: not valid JSON (${(error as Error).message}); the config is one JSON object`,
-      { cause: error },
-    );
-  }
-  return parseProxyConfig(value, { source: path });
+  return parseProxyConfig(parseConfigText(text, path), { source: path });
 }
 
 /**
