@@ -6,6 +6,7 @@
  * is said only when even that is over the budget.
  */
 import {
+  appendedUpperBound,
   applyCalibration,
   type Calibration,
   calibratedLowerBound,
@@ -75,7 +76,7 @@ export function countRequest(
     ? {
         tokens:
           anchor.reported +
-          applyCalibration(calibration, anchor.appended) -
+          appendedUpperBound(calibration, anchor.appended) -
           (anchor.removed ? calibratedLowerBound(calibration, anchor.removed) : 0),
         low:
           anchor.reported +

@@ -91,6 +91,18 @@ export function applyCalibration(calibration: Calibration, raw: number | Calibra
   return Math.ceil(raw.text * calibration.text + raw.overhead * calibration.overhead);
 }
 
+/**
+ * Real tokens at most of what was appended since a provider's report. Until the calibration has seen
+ * {@link MIN_CLASS_SAMPLES} reports, the raw estimate bounds it when it is the higher: a few reports
+ * say how whole requests count, not how the next tool output will, and the raw estimate errs high by
+ * design.
+ */
+export function appendedUpperBound(calibration: Calibration, raw: CalibrationInput): number {
+  const calibrated = applyCalibration(calibration, raw);
+  if (calibration.observations >= MIN_CLASS_SAMPLES) return calibrated;
+  return Math.max(calibrated, Math.ceil(raw.text + raw.overhead));
+}
+
 /** Real tokens at least, for a raw estimate. */
 export function calibratedLowerBound(calibration: Calibration, raw: number | CalibrationInput): number {
   if (typeof raw === 'number' || calibration.textLow === calibration.overheadLow)

@@ -4,6 +4,7 @@
  * calibration from provider-reported usage.
  */
 export {
+  appendedUpperBound,
   applyCalibration,
   CALIBRATION_WINDOW,
   type Calibration,
