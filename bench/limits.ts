@@ -6,10 +6,10 @@
  *
  * `npm run bench -- limits`.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../src/emulator/index.js';
 import { probeLimits } from '../src/models/index.js';
+import { runProcess } from '../test/support/run-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
@@ -22,19 +22,9 @@ interface LimitsRun {
 }
 
 function spillway(args: string[]): Promise<{ exit: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(tsx, ['src/cli/bin.ts', 'limits', '--no-store', ...args], { cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (exit) => resolve({ exit, stdout, stderr }));
-  });
+  return runProcess(tsx, ['src/cli/bin.ts', 'limits', '--no-store', ...args], { cwd: root }).then(
+    ({ status, stdout, stderr }) => ({ exit: status, stdout, stderr }),
+  );
 }
 
 const json = (text: string): unknown => (text.trim() === '' ? null : JSON.parse(text));

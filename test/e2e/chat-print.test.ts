@@ -3,7 +3,6 @@
  * as a plain line and the JSON shape every command uses on stderr, with the shared exit codes;
  * write_file refused unless --yes.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
+import { runProcess } from '../support/run-process.js';
 import { closedPort } from './closed-port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -49,23 +49,10 @@ function chat(
   const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_STORE: join(cwd, 'sessions.db'), HOME: cwd };
   for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY', 'XDG_CONFIG_HOME'])
     delete env[key];
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', loader, join(root, 'src/cli/bin.ts'), 'chat', ...args],
-      { cwd, env },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    if (input !== undefined) child.stdin.end(input);
+  return runProcess(process.execPath, ['--import', loader, join(root, 'src/cli/bin.ts'), 'chat', ...args], {
+    cwd,
+    env,
+    ...(input === undefined ? {} : { input }),
   });
 }
 

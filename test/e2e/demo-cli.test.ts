@@ -5,12 +5,12 @@
  * front of its prompts; against a large window both runs are the same, and the verdict says why.
  * No network beyond loopback, no API key.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
+import { runProcess } from '../support/run-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -18,19 +18,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 function spillway(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env };
   for (const key of ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'SPILLWAY_API_KEY']) delete env[key];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  return runProcess(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: root, env });
 }
 
 const RUN_KEYS = [

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { SqliteSessionStore } from '../../src/store/index.js';
+import { runProcess } from '../support/run-process.js';
 import { closedPort } from './closed-port.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -28,23 +28,11 @@ function spillway(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // An empty store directory unless a test sets one: learned limits of this machine never leak in.
-    const store = join(temporaryDirectory(), 'none.db');
-    const child = spawn(tsx, ['src/cli/bin.ts', 'limits', ...args], {
-      cwd: root,
-      env: { ...process.env, SPILLWAY_STORE: store, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  // An empty store directory unless a test sets one: learned limits of this machine never leak in.
+  const store = join(temporaryDirectory(), 'none.db');
+  return runProcess(tsx, ['src/cli/bin.ts', 'limits', ...args], {
+    cwd: root,
+    env: { ...process.env, SPILLWAY_STORE: store, ...env },
   });
 }
 
