@@ -4,7 +4,7 @@ import { detectFormat } from './detect-format.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
 import { fromResponses, toResponses } from './openai-responses.js';
 import { requireChatRequest } from './require-input.js';
-import type { ChatRequest, RequestFormat } from './types.js';
+import { type ChatRequest, REQUEST_FORMATS, type RequestFormat } from './types.js';
 import { readObjectBody } from './wire.js';
 import type { AnthropicMessagesBody, OpenAIChatBody, ResponsesBody } from './wire-bodies.js';
 
@@ -16,7 +16,7 @@ import type { AnthropicMessagesBody, OpenAIChatBody, ResponsesBody } from './wir
  */
 export function readRequest(body: unknown, options: { format?: RequestFormat } = {}): ChatRequest {
   const format = options?.format;
-  if (format !== undefined && format !== 'openai' && format !== 'anthropic' && format !== 'responses')
+  if (format !== undefined && !REQUEST_FORMATS.includes(format))
     throw new SpillwayError(
       'invalid_argument',
       `readRequest: format must be "openai", "anthropic" or "responses", got ${JSON.stringify(format)}`,
