@@ -15,22 +15,27 @@ export const MIN_CUT_TARGET_SHARE = 0.25;
 export const DEFAULT_APPEND_SHARE = 0.05;
 
 /**
- * The size a cut aims for: `budget - CUT_RUNWAY_TURNS × appendRate`, at least
- * `MIN_CUT_TARGET_SHARE` of the budget, never above it.
+ * The size a cut aims for: `budget - runway × appendRate` (`runway` defaults to
+ * {@link CUT_RUNWAY_TURNS}), at least `MIN_CUT_TARGET_SHARE` of the budget, never above it. A runway
+ * of 0 aims at the budget itself: the shallowest cut that fits.
  *
  * @example
  * cutTarget({ budget: 100_000, appendRate: 2_000 }); // 90000
+ * cutTarget({ budget: 100_000, appendRate: 2_000, runway: 2 }); // 96000
  */
 export function cutTarget({
   budget,
   appendRate,
+  runway = CUT_RUNWAY_TURNS,
 }: {
   budget: number;
   appendRate?: number | undefined;
+  /** Turns the cut leaves room for. */
+  runway?: number | undefined;
 }): number {
   if (budget <= 0) return budget;
   const rate = appendRate !== undefined && appendRate > 0 ? appendRate : budget * DEFAULT_APPEND_SHARE;
-  const target = Math.floor(budget - CUT_RUNWAY_TURNS * rate);
+  const target = Math.floor(budget - runway * rate);
   return Math.min(budget, Math.max(Math.floor(budget * MIN_CUT_TARGET_SHARE), target));
 }
 

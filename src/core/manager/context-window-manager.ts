@@ -104,6 +104,12 @@ export interface ContextWindowManagerOptions {
   compress?: boolean;
   /** Whether the caller offers the `recall` tool: markers then say how to get what they stand for. */
   recall?: boolean;
+  /**
+   * Turns a new cut leaves room for at the conversation's recent append rate (default 5,
+   * `CUT_RUNWAY_TURNS`). More means rarer cuts and a provider cache that stays warm longer; fewer
+   * means each request keeps more of the history; 0 cuts only what does not fit.
+   */
+  cutRunway?: number;
 }
 
 export type { FitResult };
@@ -168,6 +174,12 @@ export class ContextWindowManager {
       throw new SpillwayError(
         'invalid_config',
         `safetyRatio must be in [0, 0.5), got ${options.safetyRatio}`,
+      );
+    }
+    if (options.cutRunway !== undefined && !(options.cutRunway >= 0 && options.cutRunway <= 100)) {
+      throw new SpillwayError(
+        'invalid_config',
+        `cutRunway must be a number of turns in [0, 100], got ${options.cutRunway}`,
       );
     }
     this.#options = options;
@@ -327,6 +339,7 @@ export class ContextWindowManager {
       markers: this.#markers,
       markerOptions: { recall: this.#options.recall === true },
       appendRate: this.#appendRate,
+      runway: this.#options.cutRunway,
       elide: this.#options.compress !== false,
     };
   }

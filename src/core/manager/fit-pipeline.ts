@@ -40,6 +40,8 @@ export interface FitContext extends CountContext, FitBudgets {
   markers: Map<string, UserMessage>;
   markerOptions: MarkerOptions;
   appendRate: number | undefined;
+  /** Turns a new cut leaves room for (the `cutRunway` option). */
+  runway: number | undefined;
   /** Whether old tool results may be elided (the `compress` option). */
   elide: boolean;
 }
@@ -86,7 +88,9 @@ function asItCame(context: FitContext): FitOutcome | undefined {
   const budget = budgetFor(whole, context);
   // With a cut in force the history goes back to whole only with room to grow, so requests do not
   // flip between the two forms (each flip is a new prefix for the provider's cache).
-  const roomy = cut === undefined || whole.tokens <= cutTarget({ budget, appendRate: context.appendRate });
+  const roomy =
+    cut === undefined ||
+    whole.tokens <= cutTarget({ budget, appendRate: context.appendRate, runway: context.runway });
   if (verdict === 'fits' && roomy) return plan(context, request.messages, whole, 'fits', NO_CUT, undefined);
   if (verdict === 'uncertain' && cut === undefined && !hasStoredLevels(context))
     return plan(context, request.messages, whole, 'uncertain', NO_CUT, undefined);
@@ -165,7 +169,11 @@ function stickyView(context: FitContext): {
 function withNewCut(context: FitContext): FitOutcome {
   const view = stickyView(context);
   const before = count(context, view.messages);
-  const target = cutTarget({ budget: context.budget, appendRate: context.appendRate });
+  const target = cutTarget({
+    budget: context.budget,
+    appendRate: context.appendRate,
+    runway: context.runway,
+  });
   const candidates = cutCandidates(context, view, target);
   const fitting = candidates.filter(
     (candidate) => candidate.count.tokens <= budgetFor(candidate.count, context),
