@@ -31,6 +31,25 @@ import {
 
 export const REPLAY_WINDOWS = [8_192, 16_384, 32_768, 200_000] as const;
 
+/** The `cutRunway` settings the trade-off table replays at the windows where cuts happen. */
+export const FRONTIER_RUNWAYS = [0, 1, 2, 3, 5, 8, 13] as const;
+const FRONTIER_WINDOWS = [8_192, 16_384, 32_768] as const;
+
+/** One `cutRunway` at one window, over every fixture. */
+export interface FrontierPoint {
+  window: number;
+  runway: number;
+  /** Prefix kept: lowest and median over the fixtures. */
+  prefixKept: { min: number; median: number };
+  /** Median over the fixtures of each run's median window use of pruned requests. */
+  windowUse: number;
+  worstCutsPerSend: number;
+  /** Input per step, cached at the cached-input price, mean over the fixtures. */
+  pricedPerStep: number;
+  rejected: number;
+  overWindow: number;
+}
+
 const FIXTURES = new URL('../test/fixtures/transcripts/', import.meta.url);
 
 /** The recorded prompt tokens of each step against the provider's count of the same history. */
@@ -59,21 +78,32 @@ function recordedAgainstReplay(transcript: Transcript) {
   };
 }
 
-function percent(value: number): string {
-  return `${(100 * value).toFixed(1)}%`;
-}
-
-function tableOf(runs: ReplayMetrics[]): string {
-  const header =
-    '| transcript | window | steps done | sends | rejected | over window | refusals (fit) | cut util. median (min) | cuts/send | prefix kept | uncached/step | priced/step |';
-  const rows = runs.map((run) => {
-    const rejected = run.rejected.context + run.rejected.budget + run.rejected.output_cap;
-    const util = run.cutUtilization
-      ? `${percent(run.cutUtilization.median)} (${percent(run.cutUtilization.min)}) of ${run.cutRequests}`
-      : '-';
-    return `| ${run.transcript} | ${run.window} | ${run.completed}/${run.steps} | ${run.sends} | ${rejected} | ${run.overWindow} | ${run.refusals} (${run.refusalsThatFit}) | ${util} | ${run.cutsPerSend.toFixed(2)} | ${percent(run.prefixRetention)} | ${Math.round(run.uncachedPerStep)} | ${Math.round(run.pricedPerStep)} |`;
-  });
-  return [header, `|${' --- |'.repeat(12)}`, ...rows].join('\n');
+/** Replays every fixture at each small window with each runway: what each setting trades. */
+async function runwayFrontier(transcripts: Transcript[]): Promise<FrontierPoint[]> {
+  const points: FrontierPoint[] = [];
+  for (const window of FRONTIER_WINDOWS)
+    for (const runway of FRONTIER_RUNWAYS) {
+      const runs: ReplayMetrics[] = [];
+      for (const transcript of transcripts)
+        runs.push(
+          replayMetrics(await replayTranscript({ transcript, window, driver: { cutRunway: runway } })),
+        );
+      const kept = runs.map((run) => run.prefixRetention);
+      points.push({
+        window,
+        runway,
+        prefixKept: { min: Math.min(...kept), median: median(kept) },
+        windowUse: median(runs.map((run) => run.cutUtilization?.median ?? 1)),
+        worstCutsPerSend: Math.max(...runs.map((run) => run.cutsPerSend)),
+        pricedPerStep: runs.reduce((sum, run) => sum + run.pricedPerStep, 0) / runs.length,
+        rejected: runs.reduce(
+          (sum, run) => sum + run.rejected.context + run.rejected.budget + run.rejected.output_cap,
+          0,
+        ),
+        overWindow: runs.reduce((sum, run) => sum + run.overWindow, 0),
+      });
+    }
+  return points;
 }
 
 /** Replays every fixture at every window; prints the table and returns the figures. */
@@ -86,7 +116,6 @@ export async function evalTranscripts() {
   for (const transcript of transcripts)
     for (const window of REPLAY_WINDOWS)
       runs.push(replayMetrics(await replayTranscript({ transcript, window })));
-  console.log(tableOf(runs));
   const cpu = cpus();
   return {
     command: 'npm run eval -- eval-transcripts',
@@ -113,5 +142,6 @@ export async function evalTranscripts() {
       recorded: recordedAgainstReplay(transcript),
     })),
     runs,
+    frontier: await runwayFrontier(transcripts),
   };
 }

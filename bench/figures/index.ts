@@ -49,7 +49,7 @@ import {
   schemaDeferral,
   schemaFloorTable,
 } from './schemas-proxy.js';
-import { type TranscriptsResult, transcriptsTable } from './transcripts.js';
+import { runwayFrontierTable, type TranscriptsResult, transcriptsTable } from './transcripts.js';
 
 export { type ResultStamp, sourceLine } from './format.js';
 
@@ -114,7 +114,9 @@ export const FIGURES: Figure[] = [
   figure<RecoveryResult>('eval-recovery', 'recovery.json', (result) =>
     paragraphs(recoveryTable(result), sameRequestsTable(result), recoveryClaims(result)),
   ),
-  figure<TranscriptsResult>('eval-transcripts', 'eval-transcripts.json', transcriptsTable),
+  figure<TranscriptsResult>('eval-transcripts', 'eval-transcripts.json', (result) =>
+    paragraphs(transcriptsTable(result), runwayFrontierTable(result)),
+  ),
   figure<InstallResult>('install', 'install.json', installTable),
 ];
 

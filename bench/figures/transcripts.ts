@@ -1,10 +1,12 @@
 /** Real agent sessions replayed at small windows (bench/results/eval-transcripts.json). */
+import type { FrontierPoint } from '../../eval/transcripts.js';
 import type { ReplayMetrics } from '../../test/support/transcript-replay/index.js';
 import { count, fixed, percent, table } from './format.js';
 
 export interface TranscriptsResult {
   replay: { cachedInputPrice: number; maxTokens: number };
   runs: ReplayMetrics[];
+  frontier: FrontierPoint[];
 }
 
 export function transcriptsTable(result: TranscriptsResult): string {
@@ -14,8 +16,10 @@ export function transcriptsTable(result: TranscriptsResult): string {
     `${run.completed}/${run.steps}`,
     String(run.rejected.context + run.rejected.budget + run.rejected.output_cap),
     `${run.refusals} (${run.refusalsThatFit})`,
+    run.cutUtilization ? percent(run.cutUtilization.median) : '–',
     fixed(run.cutsPerSend, 2),
     percent(run.prefixRetention),
+    percent(run.prefixBound),
     count(run.uncachedPerStep),
     count(run.pricedPerStep),
   ]);
@@ -26,10 +30,39 @@ export function transcriptsTable(result: TranscriptsResult): string {
       'steps answered',
       'rejected by the provider',
       'refused before sending (of which the head and newest turn fit)',
+      'window use of pruned requests (median)',
       'cuts per send',
       'prefix kept',
+      'prefix kept, at most (any cut)',
       'uncached prompt tokens per step',
       `input per step (cached at ${percent(result.replay.cachedInputPrice, 0)})`,
+    ],
+    rows,
+  );
+}
+
+/** What each `cutRunway` trades at the small windows: prefix kept against window use and cost. */
+export function runwayFrontierTable(result: TranscriptsResult): string {
+  const rows = result.frontier.map((point) => [
+    count(point.window),
+    String(point.runway),
+    `${percent(point.prefixKept.median)} (${percent(point.prefixKept.min)})`,
+    percent(point.windowUse),
+    fixed(point.worstCutsPerSend, 2),
+    count(point.pricedPerStep),
+    String(point.rejected),
+    String(point.overWindow),
+  ]);
+  return table(
+    [
+      'window',
+      '`cutRunway` (turns)',
+      'prefix kept, median (lowest)',
+      'window use of pruned requests (median)',
+      'cuts per send, worst',
+      `input per step (cached at ${percent(result.replay.cachedInputPrice, 0)})`,
+      'rejected by the provider',
+      'sent over the window',
     ],
     rows,
   );

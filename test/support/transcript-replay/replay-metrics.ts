@@ -47,6 +47,15 @@ export interface ReplayMetrics {
   pricedPerStep: number;
   /** Accepted sends whose recorded reply is longer than the `max_tokens` they asked for. */
   repliesOverMaxTokens: number;
+  /** Tokens the caller's history grows by per step, on the provider's count (mean). */
+  appendPerStep: number;
+  /** The prompt budget of the sends (median; it moves with the `max_tokens` clamp). */
+  budget: number;
+  /**
+   * The most `prefixRetention` any fit could reach over these sends: one cut frees at most a budget,
+   * so a history of H tokens needs at least ceil((H - budget) / budget) of them.
+   */
+  prefixBound: number;
 }
 
 const wireCache = new WeakMap<Message, string>();
@@ -111,6 +120,22 @@ function longestRun(sends: ReplaySend[], window: number): number {
   return longest;
 }
 
+/** Mean growth of the caller's history per step, and the fewest cuts any fit could make of it. */
+function historyFigures(sends: ReplaySend[], budget: number) {
+  const callers = new Map<number, ReplaySend['caller']>();
+  for (const send of sends) callers.set(send.step, send.caller);
+  const ordered = [...callers.entries()].sort(([a], [b]) => a - b).map(([, caller]) => caller);
+  const first = ordered[0];
+  const last = ordered.at(-1);
+  if (!first || !last || ordered.length < 2 || budget <= 0) return { appendPerStep: 0, prefixBound: 1 };
+  const [start, end] = [countRequest(first), countRequest(last)];
+  const fewestCuts = Math.max(0, Math.ceil((end - budget) / budget));
+  return {
+    appendPerStep: (end - start) / (ordered.length - 1),
+    prefixBound: Math.max(0, 1 - fewestCuts / Math.max(1, sends.length - 1)),
+  };
+}
+
 /**
  * Computes the figures of a run.
  *
@@ -133,6 +158,7 @@ export function replayMetrics(run: ReplayRun): ReplayMetrics {
   }
   const pairs = Math.max(1, sends.length - 1);
   const { uncached, cached } = cacheFigures(sends);
+  const budget = sends.length === 0 ? 0 : median(sends.map((send) => send.fit.budget));
   return {
     transcript: run.transcript,
     window,
@@ -159,5 +185,7 @@ export function replayMetrics(run: ReplayRun): ReplayMetrics {
         send.request.maxTokens !== undefined &&
         (send.replyTokens ?? 0) > send.request.maxTokens,
     ).length,
+    budget,
+    ...historyFigures(sends, budget),
   };
 }
