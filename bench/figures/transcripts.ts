@@ -53,7 +53,7 @@ export function runwayFrontierTable(result: TranscriptsResult): string {
     String(point.rejected),
     String(point.overWindow),
   ]);
-  return table(
+  return `${table(
     [
       'window',
       '`cutRunway` (turns)',
@@ -65,5 +65,17 @@ export function runwayFrontierTable(result: TranscriptsResult): string {
       'sent over the window',
     ],
     rows,
-  );
+  )}\n\n${bothAtNinety(result.frontier)}`;
+}
+
+/** The runways that keep both the median prefix and the median window use at 90% or more, per window. */
+function bothAtNinety(frontier: FrontierPoint[]): string {
+  const windows = [...new Set(frontier.map((point) => point.window))];
+  const lines = windows.map((window) => {
+    const runways = frontier
+      .filter((point) => point.window === window && point.prefixKept.median >= 0.9 && point.windowUse >= 0.9)
+      .map((point) => String(point.runway));
+    return `${count(window)}: ${runways.length > 0 ? runways.join(', ') : 'none'}`;
+  });
+  return `Runways that keep both the prefix and the window use of pruned requests at 90% or more (medians over the sessions): ${lines.join('; ')}.`;
 }
