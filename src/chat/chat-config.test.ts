@@ -39,6 +39,7 @@ describe('parseChatConfig', () => {
       reserve: 2_000,
       safety_ratio: 0.05,
       summary_max_tokens: 2_048,
+      cut_runway: 3,
       overflow_patterns: [{ name: 'acme', kind: 'context', regex: String.raw`acme window (?<window>\d+)` }],
       mcp_servers: {
         github: { command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
@@ -60,6 +61,7 @@ describe('parseChatConfig', () => {
       reserve: 2_000,
       safetyRatio: 0.05,
       summaryMaxTokens: 2_048,
+      cutRunway: 3,
       mcpServers: [
         { name: 'github', command: 'github-mcp-server', args: ['stdio'], env: { GITHUB_TOKEN: 't' } },
         { name: 'docs', url: 'http://127.0.0.1:9000/mcp', headers: { authorization: 'Bearer x' } },

@@ -61,6 +61,8 @@ export const CHAT_CONFIG = z.strictObject({
   safety_ratio: z.number().min(0).lt(0.5).optional(),
   /** The output cap of a compaction's summary request (default 16,384; never more than half the window). */
   summary_max_tokens: positive.optional(),
+  /** Turns a new cut leaves room for at the conversation's append rate (default 5). */
+  cut_runway: z.number().min(0).max(100).optional(),
   /** User overflow rows `{ name, kind, regex }`, tried before the catalog. */
   overflow_patterns: z.array(z.unknown()).optional(),
   /** MCP servers by name: a command to spawn (stdio) or a streamable HTTP `url`. */
@@ -119,6 +121,7 @@ export interface ChatConfig {
   reserve?: number;
   safetyRatio?: number;
   summaryMaxTokens?: number;
+  cutRunway?: number;
   /** Compiled user rows for `classifyOverflow({ patterns })`. */
   overflowPatterns: OverflowPattern[];
   mcpServers: ChatMcpServer[];
@@ -187,6 +190,7 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
     ['reserve', file.reserve],
     ['safetyRatio', file.safety_ratio],
     ['summaryMaxTokens', file.summary_max_tokens],
+    ['cutRunway', file.cut_runway],
     ['maxIterations', file.max_iterations],
     ['systemPrompt', file.system_prompt],
     [

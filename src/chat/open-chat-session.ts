@@ -216,6 +216,7 @@ export async function openChatSession({
         ...(config.reserve === undefined ? {} : { reserve: config.reserve }),
         ...(config.safetyRatio === undefined ? {} : { safetyRatio: config.safetyRatio }),
         ...(config.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: config.summaryMaxTokens }),
+        ...(config.cutRunway === undefined ? {} : { cutRunway: config.cutRunway }),
         overflowPatterns: config.overflowPatterns,
         store,
       });

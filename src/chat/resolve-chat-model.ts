@@ -22,6 +22,8 @@ export interface ResolveChatModelOptions {
   safetyRatio?: number;
   /** The output cap of recovery's compaction summaries. */
   summaryMaxTokens?: number;
+  /** Turns a new cut leaves room for (the manager's `cutRunway`). */
+  cutRunway?: number;
   /** User overflow rows, tried before the catalog. */
   overflowPatterns?: readonly OverflowPattern[];
   store: SessionStore;
@@ -47,6 +49,7 @@ export async function resolveChatModel({
   reserve,
   safetyRatio,
   summaryMaxTokens,
+  cutRunway,
   overflowPatterns = [],
   store,
 }: ResolveChatModelOptions): Promise<ChatModel & { reserveReason: ReserveReason }> {
@@ -83,6 +86,7 @@ export async function resolveChatModel({
     ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
     ...(safetyRatio === undefined ? {} : { safetyRatio }),
     ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),
+    ...(cutRunway === undefined ? {} : { cutRunway }),
     ...(overflowPatterns.length > 0 ? { overflowPatterns } : {}),
     // The chat continues with the history each send returns.
     adoptsHistory: true,

@@ -60,6 +60,7 @@ export function openConversationDriver({
     counter: cachedEstimator(tokenizerFamilyOf(request.model)),
     ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
     ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
+    ...(settings.cutRunway === undefined ? {} : { cutRunway: settings.cutRunway }),
     ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
     ...(counters.exact ? { exact: counters.exact } : {}),
     ...(counters.measure ? { measure: counters.measure } : {}),

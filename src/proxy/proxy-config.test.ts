@@ -69,18 +69,27 @@ describe('parseProxyConfig', () => {
     );
   });
 
+  it('reads the cut runway globally and per model, and rejects one that is not a number of turns', () => {
+    const config = parseProxyConfig({ cut_runway: 2, models: { 'glm5.2': { cut_runway: 8 } } });
+    expect(proxyModelSettings({ config, model: 'other' })).toEqual({ cutRunway: 2 });
+    expect(proxyModelSettings({ config, model: 'GLM5.2' })).toEqual({ cutRunway: 8 });
+    expect(rejection({ models: { m: { cut_runway: -1 } } }, 'proxy.json').message).toMatch(
+      /^proxy\.json: models\.m\.cut_runway: /,
+    );
+  });
+
   it('accepts an empty object', () => {
     expect(parseProxyConfig({})).toEqual({ overflowPatterns: [], models: {} });
   });
 
   it('names the path of an unknown key, at the top and inside a model', () => {
     expect(rejection({ context_lenght: 1 }, 'proxy.json').message).toBe(
-      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, probe_limits, models',
+      'proxy.json: context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, cut_runway, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms, idle_timeout_ms, overflow_patterns, probe_limits, models',
     );
     const nested = rejection({ models: { 'glm5.2': { context_lenght: 1 } } });
     expect(nested.code).toBe('invalid_config');
     expect(nested.message).toBe(
-      'models["glm5.2"].context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens',
+      'models["glm5.2"].context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, cut_runway',
     );
     expect(nested.data.path).toBe('models["glm5.2"].context_lenght');
   });

@@ -27,6 +27,11 @@ const MODEL_SETTINGS_SHAPE = {
   reserve: positive.optional(),
   /** The output cap of a summary request when recovery compacts with the upstream model. */
   summary_max_tokens: positive.optional(),
+  /**
+   * Turns a new cut leaves room for at the conversation's append rate (default 5): fewer keep more
+   * history in each request, more keep the upstream's prefix cache warm longer.
+   */
+  cut_runway: z.number().min(0).max(100).optional(),
 };
 
 /** One model's overrides: `models["glm5.2"]`. */
@@ -69,6 +74,7 @@ export interface ProxyModelSettings {
   hardOutputCap?: number;
   reserve?: number;
   summaryMaxTokens?: number;
+  cutRunway?: number;
 }
 
 /** A validated proxy configuration. */
@@ -99,6 +105,7 @@ function settingsOf(value: z.infer<typeof PROXY_MODEL_SETTINGS>): ProxyModelSett
   };
   if (value.reserve !== undefined) settings.reserve = value.reserve;
   if (value.summary_max_tokens !== undefined) settings.summaryMaxTokens = value.summary_max_tokens;
+  if (value.cut_runway !== undefined) settings.cutRunway = value.cut_runway;
   return settings;
 }
 
@@ -202,7 +209,8 @@ export function proxyModelSettings({
   model: string | undefined;
 }): ProxyModelSettings {
   if (!config) return {};
-  const { contextLength, outputCap, hardContextLength, hardOutputCap, reserve, summaryMaxTokens } = config;
+  const { contextLength, outputCap, hardContextLength, hardOutputCap, reserve, summaryMaxTokens, cutRunway } =
+    config;
   const base: ProxyModelSettings = {
     contextLength,
     outputCap,
@@ -210,6 +218,7 @@ export function proxyModelSettings({
     hardOutputCap,
     reserve,
     summaryMaxTokens,
+    cutRunway,
   };
   let override: ProxyModelSettings | undefined;
   if (model !== undefined) {

@@ -80,7 +80,7 @@ describe('spillway serve', () => {
     const bad = run(['--upstream', emulator.url, '--config', config, '--store', 'memory']);
     expect(bad.status).toBe(2);
     expect(JSON.parse(bad.stderr).error.message).toBe(
-      `${config}: models["glm5.2"].context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens`,
+      `${config}: models["glm5.2"].context_lenght: unknown key; use one of context_length, output_cap, reserve, summary_max_tokens, cut_runway`,
     );
   });
 });
