@@ -113,6 +113,33 @@ describe('genericAgentReply', () => {
     expect(call(genericAgentReply({ tools, messages, step: 1 })).args).toEqual({ file_path: '/tmp/w/a.txt' });
   });
 
+  it('keeps to the task when a notice of left-out messages follows it (pi through a pruning proxy)', () => {
+    const tools = offeredTools(chatBody([{ name: 'bash', parameters: {} }, { name: 'read', parameters: {} }]));
+    // The request pi sent at its fourth step, as the proxy pruned it: the look and the first read
+    // left out, a marker after the task, the second read kept.
+    const messages = [
+      ...chatBody([]).messages,
+      { role: 'user', content: '[pruned #1: 4 earlier messages (2 turns) left out to fit the window]' },
+      {
+        role: 'assistant',
+        content: 'Reading b.txt.',
+        tool_calls: [{ id: 'call_R002', type: 'function', function: { name: 'read', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_R002', content: 'line 0\nline 1' },
+    ];
+    expect(call(genericAgentReply({ tools, messages, step: 3 }))).toEqual({
+      name: 'bash',
+      args: { command: 'wc -l a.txt b.txt > line-counts.txt' },
+    });
+    const truncated = [
+      ...messages.slice(0, 2),
+      { role: 'user', content: '[truncated #2: 6 messages removed to fit the window; recall #2 brings them back]' },
+    ];
+    expect(genericAgentReply({ tools, messages: truncated, step: 4 }).text).toBe(
+      'Done: I read a.txt, b.txt and wrote their line counts to line-counts.txt.',
+    );
+  });
+
   it('recognises shell and read tools by name, not an image viewer', () => {
     expect(recogniseTools(offeredTools(claudeBody))).toEqual({
       shell: expect.objectContaining({ name: 'Bash' }),

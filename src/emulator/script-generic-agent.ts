@@ -130,9 +130,22 @@ function texts(messages: readonly unknown[], role?: string): string[] {
   return out;
 }
 
-/** The task: the newest user text that is not a block a client injected (`<system-reminder>`, `<environment_context>`…). */
+/**
+ * Notices a cut leaves in a user message where messages were left out (`[pruned #3: 4 earlier
+ * messages (2 turns) left out to fit the window]`, `[truncated #4: …]`): they say what is missing and
+ * ask for nothing, so a model reading on keeps to the task above them.
+ */
+const LEFT_OUT_NOTICE = /^\[(?:pruned|truncated) #\d+:/;
+
+/**
+ * The task: the newest user text that is neither a block a client injected (`<system-reminder>`,
+ * `<environment_context>`…) nor a notice of left-out messages.
+ */
 function taskText(messages: readonly unknown[]): string {
-  const own = texts(messages, 'user').filter((text) => !text.trimStart().startsWith('<'));
+  const own = texts(messages, 'user').filter((text) => {
+    const start = text.trimStart();
+    return !start.startsWith('<') && !LEFT_OUT_NOTICE.test(start);
+  });
   return own.at(-1) ?? '';
 }
 

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_SPECS, TASK_FILES } from '../real-clients/client-specs.js';
+import { CLIENT_SPECS, TASK } from '../real-clients/client-specs.js';
 import {
   CLIENTS_RESULTS_PATH,
   type ClientRunResult,
@@ -49,7 +49,7 @@ describe('real clients, direct and through spillway wrap', () => {
       date: new Date().toISOString(),
       machine: `${platform()} ${release()}, ${cpus().length} cores`,
       node: process.version,
-      taskSteps: TASK_FILES.length + 3,
+      taskSteps: TASK.steps,
       clients: CLIENT_SPECS.map(({ name, window, believed, profile }) => ({
         client: name,
         window,

@@ -8,11 +8,33 @@ import { join } from 'node:path';
 import type { EmulatorProfileName } from '../../src/emulator/index.js';
 import { CLIENTS_DIR } from './install-clients.js';
 
-/** The multi-step task every client is given; the generic agent reads each file it names. */
-export const TASK_FILES = ['notes-1.txt', 'notes-2.txt', 'notes-3.txt', 'notes-4.txt'];
-export const TASK = `Read ${TASK_FILES.slice(0, -1).join(', ')} and ${TASK_FILES.at(-1)} and write their line counts to a file.`;
-/** Lines in each task file. */
-export const TASK_FILE_LINES = 150;
+/**
+ * A multi-step task: the files it names (the generic agent looks at the directory, reads each file,
+ * writes their line counts and answers) and the lines in each.
+ */
+export interface ClientTask {
+  files: readonly string[];
+  /** Lines in each file. */
+  lines: number;
+  /** What the client is asked. */
+  prompt: string;
+  /** The steps a complete run answers: looking, one read per file, writing the counts, the answer. */
+  steps: number;
+}
+
+/** The task of `count` files named `notes-N.txt`, each of `lines` lines. */
+export function notesTask({ count, lines }: { count: number; lines: number }): ClientTask {
+  const files = Array.from({ length: count }, (_, index) => `notes-${index + 1}.txt`);
+  return {
+    files,
+    lines,
+    prompt: `Read ${files.slice(0, -1).join(', ')} and ${files.at(-1)} and write their line counts to a file.`,
+    steps: count + 3,
+  };
+}
+
+/** The task every client of the suite is given. */
+export const TASK = notesTask({ count: 4, lines: 150 });
 
 /** What a spec sets up for one run. */
 export interface ClientSetup {
@@ -38,17 +60,18 @@ export interface ClientSpec {
   window: number;
   /** The window the client is told (or assumes) it has. */
   believed: number;
+  task: ClientTask;
   setup(options: { home: string; upstream: string }): ClientSetup;
 }
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'window', 'budget', 'token', 'prune', 'stream', 'cache'];
 
-/** Writes the task's files into `directory`: deterministic lines of words. */
-export function writeTaskFiles(directory: string): void {
+/** Writes `task`'s files into `directory`: deterministic lines of words. */
+export function writeTaskFiles(directory: string, task: ClientTask): void {
   mkdirSync(directory, { recursive: true });
-  TASK_FILES.forEach((file, fileIndex) => {
+  task.files.forEach((file, fileIndex) => {
     const lines: string[] = [];
-    for (let line = 0; line < TASK_FILE_LINES; line++) {
+    for (let line = 0; line < task.lines; line++) {
       const words = Array.from(
         { length: 8 },
         (_, word) => WORDS[(line * 7 + word * 3 + fileIndex * 5) % WORDS.length],
@@ -61,6 +84,59 @@ export function writeTaskFiles(directory: string): void {
 
 const QWEN = 'Qwen/Qwen2.5-7B-Instruct';
 
+/**
+ * pi against a vLLM emulator enforcing `window`, its models.json telling it `believed` and an output
+ * cap of `maxTokens`, on `task`.
+ */
+export function piSpec({
+  name,
+  window,
+  believed,
+  maxTokens,
+  task,
+}: {
+  name: string;
+  window: number;
+  believed: number;
+  maxTokens: number;
+  task: ClientTask;
+}): ClientSpec {
+  return {
+    name,
+    package: '@mariozechner/pi-coding-agent',
+    command: 'pi',
+    api: 'OpenAI Chat Completions',
+    profile: 'vllm',
+    model: QWEN,
+    window,
+    believed,
+    task,
+    setup: ({ home, upstream }) => {
+      const agentDir = join(home, '.pi', 'agent');
+      mkdirSync(agentDir, { recursive: true });
+      writeFileSync(
+        join(agentDir, 'models.json'),
+        JSON.stringify({
+          providers: {
+            emu: {
+              baseUrl: `${upstream}/v1`,
+              api: 'openai-completions',
+              apiKey: 'sk-suite',
+              compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+              models: [{ id: QWEN, contextWindow: believed, maxTokens }],
+            },
+          },
+        }),
+      );
+      return {
+        args: ['-p', '--no-session', '--provider', 'emu', '--model', QWEN, task.prompt],
+        env: { HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1' },
+        wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
+      };
+    },
+  };
+}
+
 export const CLIENT_SPECS: readonly ClientSpec[] = [
   {
     name: 'Claude Code',
@@ -71,8 +147,9 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
     model: 'claude-sonnet-4-5',
     window: 40_000,
     believed: 200_000,
+    task: TASK,
     setup: ({ home, upstream }) => ({
-      args: ['--model', 'claude-sonnet-4-5', '-p', TASK, '--dangerously-skip-permissions'],
+      args: ['--model', 'claude-sonnet-4-5', '-p', TASK.prompt, '--dangerously-skip-permissions'],
       env: {
         ANTHROPIC_BASE_URL: upstream,
         ANTHROPIC_API_KEY: 'sk-ant-suite',
@@ -94,6 +171,7 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
     model: QWEN,
     window: 14_000,
     believed: 128_000,
+    task: TASK,
     setup: ({ home, upstream }) => {
       const codexHome = join(home, '.codex');
       mkdirSync(codexHome, { recursive: true });
@@ -112,7 +190,7 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
         ].join('\n'),
       );
       return {
-        args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK],
+        args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK.prompt],
         env: { CODEX_HOME: codexHome, EMU_API_KEY: 'sk-suite', HOME: home },
         wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
       };
@@ -127,6 +205,7 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
     model: QWEN,
     window: 24_000,
     believed: 128_000,
+    task: TASK,
     setup: ({ home, upstream }) => {
       const config = join(home, 'opencode.json');
       writeFileSync(
@@ -145,7 +224,7 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
         }),
       );
       return {
-        args: ['run', '--model', `emu/${QWEN}`, TASK],
+        args: ['run', '--model', `emu/${QWEN}`, TASK.prompt],
         env: {
           HOME: home,
           OPENCODE_CONFIG: config,
@@ -160,37 +239,5 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
       };
     },
   },
-  {
-    name: 'pi',
-    package: '@mariozechner/pi-coding-agent',
-    command: 'pi',
-    api: 'OpenAI Chat Completions',
-    profile: 'vllm',
-    model: QWEN,
-    window: 24_000,
-    believed: 128_000,
-    setup: ({ home, upstream }) => {
-      const agentDir = join(home, '.pi', 'agent');
-      mkdirSync(agentDir, { recursive: true });
-      writeFileSync(
-        join(agentDir, 'models.json'),
-        JSON.stringify({
-          providers: {
-            emu: {
-              baseUrl: `${upstream}/v1`,
-              api: 'openai-completions',
-              apiKey: 'sk-suite',
-              compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-              models: [{ id: QWEN, contextWindow: 128_000, maxTokens: 16_000 }],
-            },
-          },
-        }),
-      );
-      return {
-        args: ['-p', '--no-session', '--provider', 'emu', '--model', QWEN, TASK],
-        env: { HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1' },
-        wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
-      };
-    },
-  },
+  piSpec({ name: 'pi', window: 24_000, believed: 128_000, maxTokens: 16_000, task: TASK }),
 ];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../src/emulator/index.js';
-import { type ClientSpec, TASK_FILE_LINES, TASK_FILES, writeTaskFiles } from './client-specs.js';
+import { type ClientSpec, type ClientTask, writeTaskFiles } from './client-specs.js';
 import type { ClientRunResult } from './clients-results.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,13 +46,13 @@ function runProcess(
   });
 }
 
-/** Whether the workspace holds the line counts of every task file. */
-function countsWritten(workspace: string): boolean {
+/** Whether the workspace holds the line counts of every file of `task`. */
+function countsWritten(workspace: string, task: ClientTask): boolean {
   const path = join(workspace, RESULT_FILE);
   if (!existsSync(path)) return false;
   const text = readFileSync(path, 'utf8');
-  return TASK_FILES.every((file) =>
-    new RegExp(`\\b${TASK_FILE_LINES} ${file.replace('.', '\\.')}`).test(text),
+  return task.files.every((file) =>
+    new RegExp(`\\b${task.lines} ${file.replace('.', '\\.')}`).test(text),
   );
 }
 
@@ -80,7 +80,7 @@ export async function runClient({
   });
   const home = mkdtempSync(join(tmpdir(), 'spillway-client-'));
   const workspace = join(home, 'work');
-  writeTaskFiles(workspace);
+  writeTaskFiles(workspace, spec.task);
   const started = performance.now();
   try {
     const setup = spec.setup({ home, upstream: emulator.url });
@@ -104,7 +104,7 @@ export async function runClient({
     const chats = emulator.requests.filter((record) => record.chatNumber !== undefined);
     const answered = chats.filter((record) => record.status === 200);
     const steps = Math.max(0, ...answered.map((record) => (record.replyIndex ?? -1) + 1));
-    const completed = code === 0 && output.includes(DONE) && countsWritten(workspace);
+    const completed = code === 0 && output.includes(DONE) && countsWritten(workspace, spec.task);
     return {
       client: spec.name,
       package: `${spec.package}@${version}`,
