@@ -114,7 +114,12 @@ describe('genericAgentReply', () => {
   });
 
   it('keeps to the task when a notice of left-out messages follows it (pi through a pruning proxy)', () => {
-    const tools = offeredTools(chatBody([{ name: 'bash', parameters: {} }, { name: 'read', parameters: {} }]));
+    const tools = offeredTools(
+      chatBody([
+        { name: 'bash', parameters: {} },
+        { name: 'read', parameters: {} },
+      ]),
+    );
     // The request pi sent at its fourth step, as the proxy pruned it: the look and the first read
     // left out, a marker after the task, the second read kept.
     const messages = [
@@ -133,7 +138,10 @@ describe('genericAgentReply', () => {
     });
     const truncated = [
       ...messages.slice(0, 2),
-      { role: 'user', content: '[truncated #2: 6 messages removed to fit the window; recall #2 brings them back]' },
+      {
+        role: 'user',
+        content: '[truncated #2: 6 messages removed to fit the window; recall #2 brings them back]',
+      },
     ];
     expect(genericAgentReply({ tools, messages: truncated, step: 4 }).text).toBe(
       'Done: I read a.txt, b.txt and wrote their line counts to line-counts.txt.',

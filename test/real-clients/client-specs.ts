@@ -241,3 +241,18 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
   },
   piSpec({ name: 'pi', window: 24_000, believed: 128_000, maxTokens: 16_000, task: TASK }),
 ];
+
+/**
+ * pi told a 32,768-token window (and a 4,096-token output cap) against a vLLM server that enforces
+ * 8,192, on a 12-step task: nine files of about 4,000 of the server's tokens each, so that direct
+ * the first read already passes the window with the cap, and the files together pass it several
+ * times over. Through Spillway every cut is needed: old results elided, old turns pruned, the newest
+ * read shortened.
+ */
+export const PI_SMALL_WINDOW_SPEC = piSpec({
+  name: 'pi',
+  window: 8_192,
+  believed: 32_768,
+  maxTokens: 4_096,
+  task: notesTask({ count: 9, lines: 300 }),
+});

@@ -40,9 +40,14 @@ export interface ClientsResults {
 
 /** Where the results are committed. */
 export const CLIENTS_RESULTS_PATH = new URL('../../bench/results/clients.json', import.meta.url);
+/** Where the results of pi with a small window on the long task are committed. */
+export const PI_SMALL_WINDOW_RESULTS_PATH = new URL(
+  '../../bench/results/clients-pi-small-window.json',
+  import.meta.url,
+);
 
-export function readClientsResults(): ClientsResults {
-  return JSON.parse(readFileSync(CLIENTS_RESULTS_PATH, 'utf8')) as ClientsResults;
+export function readClientsResults(path: URL = CLIENTS_RESULTS_PATH): ClientsResults {
+  return JSON.parse(readFileSync(path, 'utf8')) as ClientsResults;
 }
 
 const count = (value: number): string => value.toLocaleString('en-US');

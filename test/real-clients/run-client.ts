@@ -51,9 +51,7 @@ function countsWritten(workspace: string, task: ClientTask): boolean {
   const path = join(workspace, RESULT_FILE);
   if (!existsSync(path)) return false;
   const text = readFileSync(path, 'utf8');
-  return task.files.every((file) =>
-    new RegExp(`\\b${task.lines} ${file.replace('.', '\\.')}`).test(text),
-  );
+  return task.files.every((file) => new RegExp(`\\b${task.lines} ${file.replace('.', '\\.')}`).test(text));
 }
 
 /**
