@@ -1,18 +1,26 @@
 /**
- * Writes the README's clients table from bench/results/clients.json (between the
- * `<!-- clients-table:start -->` and `<!-- clients-table:end -->` markers). Run it after
- * `SPILLWAY_UPDATE_RESULTS=1 npx vitest run test/e2e/real-clients.test.ts`.
+ * Writes the README's client tables from their committed results (each between its
+ * `<!-- marker:start -->` and `<!-- marker:end -->` markers: `clients-table` from
+ * bench/results/clients.json, `clients-pi-small-window` from bench/results/clients-pi-small-window.json).
+ * Run it after the client tests have written their results under `SPILLWAY_UPDATE_RESULTS=1`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readClientsResults, renderClientsTable } from '../test/real-clients/clients-results.js';
+import {
+  CLIENTS_TABLES,
+  readClientsResults,
+  renderClientsTable,
+} from '../test/real-clients/clients-results.js';
 
 const README = new URL('../README.md', import.meta.url);
-const START = '<!-- clients-table:start -->';
-const END = '<!-- clients-table:end -->';
-const readme = readFileSync(README, 'utf8');
-const start = readme.indexOf(START);
-const end = readme.indexOf(END);
-if (start === -1 || end < start) throw new Error(`README.md has no ${START} … ${END} section`);
-const table = renderClientsTable(readClientsResults());
-writeFileSync(README, `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`);
-process.stdout.write(`${table}\n`);
+let readme = readFileSync(README, 'utf8');
+for (const { marker, path } of CLIENTS_TABLES) {
+  const start = readme.indexOf(`<!-- ${marker}:start -->`);
+  const end = readme.indexOf(`<!-- ${marker}:end -->`);
+  if (start === -1 || end < start)
+    throw new Error(`README.md has no <!-- ${marker}:start --> … <!-- ${marker}:end --> section`);
+  const table = renderClientsTable(readClientsResults(path), path);
+  const head = readme.slice(0, start + `<!-- ${marker}:start -->`.length);
+  readme = `${head}\n${table}\n${readme.slice(end)}`;
+  process.stdout.write(`${table}\n\n`);
+}
+writeFileSync(README, readme);

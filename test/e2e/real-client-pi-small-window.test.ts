@@ -1,6 +1,6 @@
 /**
  * pi with its window set wrong: its models.json says 32,768 tokens, the vLLM emulator enforces
- * 8,192. The task takes 12 steps (look at the directory, read nine files of about 4,000 tokens each,
+ * 8,192. The task takes 12 steps (look at the directory, read nine 300-line files,
  * write their line counts, answer), so the conversation outgrows the window several times over.
  * Direct, pi stops at the server's first rejection; through `spillway wrap` it completes every step.
  * `SPILLWAY_UPDATE_RESULTS=1` writes the results to bench/results/clients-pi-small-window.json.

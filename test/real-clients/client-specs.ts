@@ -244,9 +244,9 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
 
 /**
  * pi told a 32,768-token window (and a 4,096-token output cap) against a vLLM server that enforces
- * 8,192, on a 12-step task: nine files of about 4,000 of the server's tokens each, so that direct
- * the first read already passes the window with the cap, and the files together pass it several
- * times over. Through Spillway every cut is needed: old results elided, old turns pruned, the newest
+ * 8,192, on a 12-step task: nine 300-line files, each close to half the window in the server's
+ * tokens, so that direct the first read already passes the window with the cap, and the files
+ * together pass it several times over. Through Spillway every cut is needed: old results elided, old turns pruned, the newest
  * read shortened.
  */
 export const PI_SMALL_WINDOW_SPEC = piSpec({

@@ -1,6 +1,7 @@
 /**
- * The client suite's results (`bench/results/clients.json`) and the README table made from them.
- * The README's table is exactly {@link renderClientsTable} of the committed file; a test checks it.
+ * The client suite's results (`bench/results/clients.json`, `bench/results/clients-pi-small-window.json`)
+ * and the README tables made from them. Each table is exactly {@link renderClientsTable} of its
+ * committed file; a test checks it.
  */
 import { readFileSync } from 'node:fs';
 
@@ -46,6 +47,15 @@ export const PI_SMALL_WINDOW_RESULTS_PATH = new URL(
   import.meta.url,
 );
 
+/**
+ * The README's client tables, each between `<!-- marker:start -->` and `<!-- marker:end -->`, and
+ * the committed results each is made from.
+ */
+export const CLIENTS_TABLES: readonly { marker: string; path: URL }[] = [
+  { marker: 'clients-table', path: CLIENTS_RESULTS_PATH },
+  { marker: 'clients-pi-small-window', path: PI_SMALL_WINDOW_RESULTS_PATH },
+];
+
 export function readClientsResults(path: URL = CLIENTS_RESULTS_PATH): ClientsResults {
   return JSON.parse(readFileSync(path, 'utf8')) as ClientsResults;
 }
@@ -61,10 +71,10 @@ function cell(run: ClientRunResult | undefined, taskSteps: number): string {
 }
 
 /**
- * The README table: one row per client, its direct run and its run through `spillway wrap`, with
- * the measuring command, machine and date under it.
+ * The README table of the results committed at `path`: one row per client, its direct run and its
+ * run through `spillway wrap`, with the measuring command, machine and date under it.
  */
-export function renderClientsTable(results: ClientsResults): string {
+export function renderClientsTable(results: ClientsResults, path: URL = CLIENTS_RESULTS_PATH): string {
   const rows = results.clients.map(({ client, window, believed, profile }) => {
     const runs = results.runs.filter((run) => run.client === client);
     const direct = runs.find((run) => run.mode === 'direct');
@@ -77,6 +87,6 @@ export function renderClientsTable(results: ClientsResults): string {
     '| --- | --- | --- | --- |',
     ...rows,
     '',
-    `Measured by \`${results.command}\` on ${results.machine}, Node ${results.node}, ${results.date.slice(0, 10)} (\`bench/results/clients.json\`).`,
+    `Measured by \`${results.command}\` on ${results.machine}, Node ${results.node}, ${results.date.slice(0, 10)} (\`bench/results/${path.pathname.split('/').at(-1)}\`).`,
   ].join('\n');
 }

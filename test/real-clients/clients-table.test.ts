@@ -1,28 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { readClientsResults, renderClientsTable } from './clients-results.js';
+import { CLIENTS_TABLES, readClientsResults, renderClientsTable } from './clients-results.js';
 
 const README = new URL('../../README.md', import.meta.url);
-const START = '<!-- clients-table:start -->';
-const END = '<!-- clients-table:end -->';
 
-describe('the README clients table', () => {
-  it('is the table made from bench/results/clients.json', () => {
+describe('the README clients tables', () => {
+  it.each(CLIENTS_TABLES)('$marker is the table made from its committed results', ({ marker, path }) => {
     const readme = readFileSync(README, 'utf8');
-    const start = readme.indexOf(START);
-    const end = readme.indexOf(END);
+    const startMarker = `<!-- ${marker}:start -->`;
+    const start = readme.indexOf(startMarker);
+    const end = readme.indexOf(`<!-- ${marker}:end -->`);
     expect(start).toBeGreaterThan(-1);
     expect(end).toBeGreaterThan(start);
-    expect(readme.slice(start + START.length, end).trim()).toBe(renderClientsTable(readClientsResults()));
+    expect(readme.slice(start + startMarker.length, end).trim()).toBe(
+      renderClientsTable(readClientsResults(path), path),
+    );
   });
 
-  it('shows every through-Spillway run completing, none doing worse than direct', () => {
-    const results = readClientsResults();
-    for (const { client } of results.clients) {
-      const direct = results.runs.find((run) => run.client === client && run.mode === 'direct');
-      const through = results.runs.find((run) => run.client === client && run.mode === 'spillway');
-      expect({ client, completed: through?.completed }).toEqual({ client, completed: true });
-      expect(through?.steps ?? 0).toBeGreaterThanOrEqual(direct?.steps ?? 0);
-    }
-  });
+  it.each(CLIENTS_TABLES)(
+    '$marker shows every through-Spillway run completing, none doing worse than direct',
+    ({ path }) => {
+      const results = readClientsResults(path);
+      for (const { client } of results.clients) {
+        const direct = results.runs.find((run) => run.client === client && run.mode === 'direct');
+        const through = results.runs.find((run) => run.client === client && run.mode === 'spillway');
+        expect({ client, completed: through?.completed }).toEqual({ client, completed: true });
+        expect(through?.steps ?? 0).toBe(results.taskSteps);
+        expect(through?.steps ?? 0).toBeGreaterThanOrEqual(direct?.steps ?? 0);
+      }
+    },
+  );
 });
