@@ -336,8 +336,10 @@ function better(a: Candidate, b: Candidate): boolean {
 }
 
 /**
- * The deepest cut still does not fit: shorten the newest turn's tool results; if the rest alone is
- * too large, send it when only the estimate says so, else report `over`.
+ * The deepest cut does not fit on the estimate. When only the estimate's margin says so, it goes out
+ * as it is, for a count (`measure`) or the provider to judge: nothing of the newest turn is cut on an
+ * estimate alone. Otherwise the newest turn's tool results are shortened; if the rest alone is too
+ * large, it is sent when only the estimate says so, else the outcome is `over`.
  */
 function shortenOrGiveUp(
   context: FitContext,
@@ -354,6 +356,24 @@ function shortenOrGiveUp(
     elided: 0,
     keptPrefix: 0,
   };
+  if (verdictOf(floor.count, context) === 'uncertain') {
+    const report: CutReport = {
+      kind: floor.kind,
+      freed: Math.max(0, before.tokens - floor.count.tokens),
+      droppedTurns: floor.droppedTurns,
+      elided: floor.elided,
+      shortened: 0,
+    };
+    return plan(
+      { ...context, compression: floor.compression },
+      floor.messages,
+      floor.count,
+      'uncertain',
+      report,
+      floor.stickyCut,
+      floor.pruned,
+    );
+  }
   const room = context.budget - applyCalibration(context.calibration, context.fixedRaw);
   const shortened = shortenNewest({
     messages: floor.messages,
