@@ -75,11 +75,20 @@ describe('spillway fit', () => {
   });
 
   it('shortens an oversized newest turn’s tool results rather than refusing', () => {
-    const { status, stdout } = spillway(['fit', example, '--context-length', '1200', '--summary']);
+    const { status, stdout } = spillway(['fit', example, '--context-length', '1000', '--summary']);
     expect(status).toBe(0);
     const summary = JSON.parse(stdout);
     expect(summary.shortened_tool_results).toBeGreaterThan(0);
     expect(summary.cut).toMatch(/shorten/);
+    expect(summary.estimate).toBeLessThanOrEqual(summary.budget);
+  });
+
+  it('counts with the model’s tokenizer: a newest turn the estimate alone calls too large is kept whole', () => {
+    // At 1,200 tokens the estimate of the head and newest turn is over the budget; o200k's count is not.
+    const { status, stdout } = spillway(['fit', example, '--context-length', '1200', '--summary']);
+    expect(status).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ count: 'exact', verdict: 'fits', shortened_tool_results: 0 });
     expect(summary.estimate).toBeLessThanOrEqual(summary.budget);
   });
 

@@ -8,8 +8,11 @@ export const fitCommand: Command = {
                     [--reserve N] [--clamp auto|lower|never] [--format openai|anthropic|responses]
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
-oldest first), then drops the oldest whole turns until the estimate is within window - reserve -
-3% safety, never the head (system + first user message) or the newest turn,
+oldest first), then drops the oldest whole turns until the count is within window - reserve -
+3% safety, never the head (system + first user message) or the newest turn, whose tool results
+are shortened only when even then it does not fit. The count is the model's own tokenizer where
+its package is installed (gpt-tokenizer for OpenAI models), else the estimate; what only the
+estimate's margin calls too large is left for the provider to judge ("verdict":"uncertain"). It
 sets max_tokens to the room left when the request has none and the output cap is known (always
 for Anthropic Messages, which require it), and lowers one the window has no room for (--clamp lower only lowers; never leaves it).
 --max-tokens replaces the request's own max_tokens; --summary leaves the request out of the output.
@@ -52,7 +55,16 @@ exit 3 with {"error":{"code":"context_truncated",…}} on stderr when even the h
       request.maxTokens = maxTokens;
       request.maxTokensField ??= 'max_tokens';
     }
-    const manager = new ContextWindowManager({ contextLength, outputCap, reserve, clamp });
+    // The model's own tokenizer decides what the estimate alone cannot.
+    const { exactCounterFor } = await import('../../tokenizers/index.js');
+    const exact = await exactCounterFor(request.model);
+    const manager = new ContextWindowManager({
+      contextLength,
+      outputCap,
+      reserve,
+      clamp,
+      ...(exact?.exact ? { exact } : {}),
+    });
     const result = manager.fit(request);
     printJson({
       ...(values.summary ? {} : { request: writeRequest(result.request) }),
