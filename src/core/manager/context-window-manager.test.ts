@@ -243,3 +243,59 @@ describe('the sticky prune cut', () => {
     expect(result.request.messages).toEqual(compacted);
   });
 });
+
+describe('fit: the cut report', () => {
+  it('counts as elided only the elided results the request still holds, and calls a cut that holds none a drop', () => {
+    const stubs = (messages: readonly Message[]) =>
+      messages.filter((message) => /^\[elided #/.test(contentText(message.content))).length;
+    const kinds = new Set<string>();
+    for (let lines = 60; lines <= 200; lines += 2) {
+      const manager = new ContextWindowManager({
+        contextLength: 4_000,
+        outputCap: 1_000,
+        cutRunway: 10,
+        exact,
+      });
+      const messages = [...head, ...turn(1, 150), ...turn(2, 150), ...turn(3, 150), ...turn(4, lines)];
+      const result = manager.fit(request(messages));
+      kinds.add(result.cut.kind);
+      expect(result.cut.elided, `newest result of ${lines} lines`).toBe(stubs(result.request.messages));
+      expect(result.cut.kind.includes('elide'), `newest result of ${lines} lines`).toBe(
+        result.cut.elided > 0,
+      );
+    }
+    // The sizes cover cuts that elide, and elisions whose drop then left every elided result out.
+    expect(kinds).toContain('elide');
+    expect(kinds).toContain('drop');
+  });
+});
+
+describe('fit: a compaction summary after the head', () => {
+  it('stays in every request while later cuts move past the first, and each cut holds until the next', () => {
+    const manager = new ContextWindowManager({
+      contextLength: 6_000,
+      outputCap: 1_000,
+      compress: false,
+      exact,
+    });
+    const summary: Message = {
+      role: 'user',
+      content: '[compacted #1: 12 earlier messages summarized]\n\nRead the parser; the test fails on YAML.',
+    };
+    const history: Message[] = [...head, summary];
+    let previous: string[] | undefined;
+    let extended = 0;
+    let cuts = 0;
+    for (let index = 1; index <= 60; index++) {
+      history.push(...turn(index, 12));
+      const fitted = manager.fit(request([...history]));
+      expect(fitted.request.messages.slice(0, 3)).toEqual([...head, summary]);
+      const sent = fitted.request.messages.map((message) => JSON.stringify(message));
+      if (previous?.every((message, position) => sent[position] === message)) extended++;
+      else if (previous) cuts++;
+      previous = sent;
+    }
+    expect(cuts).toBeGreaterThanOrEqual(2);
+    expect(extended).toBeGreaterThanOrEqual(48);
+  });
+});

@@ -250,7 +250,10 @@ function cutCandidates(
     const last = candidates.at(-1);
     if (last && last.count.tokens > target) {
       const dropped = dropTurns({ ...context, compression: last.compression }, view, last.messages, target);
-      if (dropped) candidates.push({ ...dropped, kind: 'elide+drop', elided: last.elided });
+      // Results elided in turns the drop then left out are not elided in what is sent: only those
+      // still there count, and with none left the cut is a plain drop.
+      const kept = dropped ? elidedIn(dropped.messages, elided.elided) : 0;
+      if (dropped) candidates.push({ ...dropped, kind: kept > 0 ? 'elide+drop' : 'drop', elided: kept });
     }
   }
   const dropped = dropTurns(context, view, base, target);
@@ -327,6 +330,12 @@ function cheapest(candidates: readonly Candidate[]): Candidate | undefined {
     if (best === undefined || better(candidate, best)) best = candidate;
   }
   return best;
+}
+
+/** How many of the tool results with the `elided` call ids are among `messages`. */
+function elidedIn(messages: readonly Message[], elided: readonly string[]): number {
+  const ids = new Set(elided);
+  return messages.filter((message) => message.role === 'tool' && ids.has(message.toolCallId)).length;
 }
 
 function better(a: Candidate, b: Candidate): boolean {

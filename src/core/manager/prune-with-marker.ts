@@ -14,28 +14,30 @@ const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
 
 /**
  * The segmentation with compaction summaries that follow the head counted as head: pruning drops the
- * oldest real turns first and keeps the summary of what came before them.
+ * oldest real turns first and keeps the summary of what came before them. A summary shares its turn
+ * with whatever user messages follow it (turns start at assistant messages), such as the marker of a
+ * cut in force: only the summaries join the head, the rest of that turn stays a turn of its own.
+ * Nothing of the newest turn joins the head.
  */
 export function keepSummariesWithHead(
   segmentation: Segmentation,
   messages: readonly Message[],
 ): Segmentation {
-  let { head } = segmentation;
-  const { turns } = segmentation;
-  let kept = 0;
-  while (kept < turns.length - 1) {
-    const turn = turns[kept] as { start: number; end: number };
-    const span = messages.slice(turn.start, turn.end);
-    if (
-      !span.every(
-        (message) => message.role === 'user' && SUMMARY_PLACEHOLDER.test(contentText(message.content)),
-      )
-    )
-      break;
-    head = { start: head.start, end: turn.end };
-    kept++;
-  }
-  return kept === 0 ? segmentation : { head, turns: turns.slice(kept) };
+  const { head, turns } = segmentation;
+  const newest = turns.at(-1);
+  let end = head.end;
+  while (newest !== undefined && end < newest.start && isSummary(messages[end])) end++;
+  if (end === head.end) return segmentation;
+  return {
+    head: { start: head.start, end },
+    turns: turns.flatMap((turn) =>
+      turn.end <= end ? [] : [{ start: Math.max(turn.start, end), end: turn.end }],
+    ),
+  };
+}
+
+function isSummary(message: Message | undefined): boolean {
+  return message?.role === 'user' && SUMMARY_PLACEHOLDER.test(contentText(message.content));
 }
 
 /**
