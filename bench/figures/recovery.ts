@@ -44,8 +44,10 @@ export function sameRequestsTable(result: RecoveryResult): string {
       label,
       `${entry.scenarios} / ${count(entry.turns)}`,
       `${count(entry.input_per_turn.strategy)} / ${count(entry.input_per_turn.spillway)}`,
+      `${count(entry.uncached_per_turn.strategy)} / ${count(entry.uncached_per_turn.spillway)}`,
       `${retention(entry.prefix_retention.strategy)} / ${retention(entry.prefix_retention.spillway)}`,
       entry.spillway_costlier_in.join(', ') || 'none',
+      entry.spillway_more_uncached_in.join(', ') || 'none',
       entry.spillway_retains_less_in.join(', ') || 'none',
     ];
   });
@@ -54,8 +56,10 @@ export function sameRequestsTable(result: RecoveryResult): string {
       'strategy',
       'scenarios / turns compared',
       'input per turn: strategy / Spillway',
+      'uncached prompt tokens per turn: strategy / Spillway',
       'prefix kept: strategy / Spillway',
       'scenarios where Spillway cost more',
+      'scenarios where Spillway sent more uncached tokens',
       'scenarios where Spillway kept the prefix less',
     ],
     rows,
@@ -72,6 +76,10 @@ export function recoveryClaims(result: RecoveryResult): string {
     line(
       'Spillway has the lowest input per completed turn of all strategies on the same requests',
       claims.lowest_input_per_turn_on_same_requests,
+    ),
+    line(
+      'Spillway sends the fewest uncached prompt tokens per completed turn of all strategies on the same requests',
+      claims.lowest_uncached_per_turn_on_same_requests,
     ),
     line(
       'Spillway keeps the prefix at least as often as every strategy on the same requests',

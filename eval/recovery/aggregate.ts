@@ -121,9 +121,12 @@ export interface SameRequests {
   scenarios: number;
   turns: number;
   input_per_turn: { strategy: number; spillway: number };
+  /** Prompt tokens no provider cache serves, per turn (cached ones not counted at all). */
+  uncached_per_turn: { strategy: number; spillway: number };
   prefix_retention: { strategy: number | null; spillway: number | null };
-  /** Scenarios where Spillway cost more, or kept the prefix less often, on those turns. */
+  /** Scenarios where Spillway cost more, sent more uncached tokens, or kept the prefix less often, on those turns. */
   spillway_costlier_in: string[];
+  spillway_more_uncached_in: string[];
   spillway_retains_less_in: string[];
 }
 
@@ -135,8 +138,11 @@ export function sameRequests(
   let turns = 0;
   let scenarios = 0;
   const cost = { strategy: 0, spillway: 0 };
+  const uncached = { strategy: 0, spillway: 0 };
+  const uncachedOf = (turns: readonly TurnFigures[]) => sum(turns, (turn) => turn.uncached);
   const kept = { strategy: { kept: 0, pairs: 0 }, spillway: { kept: 0, pairs: 0 } };
   const costlier: string[] = [];
+  const moreUncached: string[] = [];
   const retainsLess: string[] = [];
   for (const session of sessions) {
     const other = spillway.find((candidate) => candidate.scenario === session.scenario);
@@ -151,6 +157,9 @@ export function sameRequests(
     cost.spillway += costOf(theirs);
     // Costs equal to the token are a tie: the same requests priced the same way.
     if (Math.round(costOf(theirs)) > Math.round(costOf(mine))) costlier.push(session.scenario);
+    uncached.strategy += uncachedOf(mine);
+    uncached.spillway += uncachedOf(theirs);
+    if (uncachedOf(theirs) > uncachedOf(mine)) moreUncached.push(session.scenario);
     const a = prefixPairs(mine);
     const b = prefixPairs(theirs);
     kept.strategy = { kept: kept.strategy.kept + a.kept, pairs: kept.strategy.pairs + a.pairs };
@@ -167,8 +176,13 @@ export function sameRequests(
       strategy: turns === 0 ? 0 : round(cost.strategy / turns, 1),
       spillway: turns === 0 ? 0 : round(cost.spillway / turns, 1),
     },
+    uncached_per_turn: {
+      strategy: turns === 0 ? 0 : round(uncached.strategy / turns, 1),
+      spillway: turns === 0 ? 0 : round(uncached.spillway / turns, 1),
+    },
     prefix_retention: { strategy: share(kept.strategy), spillway: share(kept.spillway) },
     spillway_costlier_in: costlier,
+    spillway_more_uncached_in: moreUncached,
     spillway_retains_less_in: retainsLess,
   };
 }
@@ -177,6 +191,9 @@ export function sameRequests(
 export function spillwayClaims(spillway: StrategyFigures, comparisons: readonly SameRequests[]) {
   const costlier = comparisons.flatMap((entry) =>
     entry.spillway_costlier_in.map((scenario) => `${entry.strategy} on ${scenario}`),
+  );
+  const moreUncached = comparisons.flatMap((entry) =>
+    entry.spillway_more_uncached_in.map((scenario) => `${entry.strategy} on ${scenario}`),
   );
   const retainsLess = comparisons.flatMap((entry) =>
     entry.spillway_retains_less_in.map((scenario) => `${entry.strategy} on ${scenario}`),
@@ -190,6 +207,7 @@ export function spillwayClaims(spillway: StrategyFigures, comparisons: readonly 
   return {
     completes_every_session: { holds: notCompleted.length === 0, exceptions: notCompleted },
     lowest_input_per_turn_on_same_requests: { holds: costlier.length === 0, exceptions: costlier },
+    lowest_uncached_per_turn_on_same_requests: { holds: moreUncached.length === 0, exceptions: moreUncached },
     highest_prefix_retention_on_same_requests: { holds: retainsLess.length === 0, exceptions: retainsLess },
     at_most_one_cut_per_five_sends: { holds: overCutting.length === 0, exceptions: overCutting },
     cached_input_price: CACHED_INPUT_PRICE,
