@@ -180,24 +180,7 @@ function withNewCut(context: FitContext): FitOutcome {
   );
   const reaching = fitting.filter((candidate) => candidate.count.tokens <= target);
   const chosen = cheapest(reaching.length > 0 ? reaching : fitting);
-  if (chosen) {
-    const report: CutReport = {
-      kind: chosen.kind,
-      freed: Math.max(0, before.tokens - chosen.count.tokens),
-      droppedTurns: chosen.droppedTurns,
-      elided: chosen.elided,
-      shortened: 0,
-    };
-    return plan(
-      { ...context, compression: chosen.compression },
-      chosen.messages,
-      chosen.count,
-      'fits',
-      report,
-      chosen.stickyCut,
-      chosen.pruned,
-    );
-  }
+  if (chosen) return planCandidate(context, chosen, before, 'fits');
   return shortenOrGiveUp(context, candidates.at(-1) ?? undefined, before);
 }
 
@@ -365,24 +348,8 @@ function shortenOrGiveUp(
     elided: 0,
     keptPrefix: 0,
   };
-  if (verdictOf(floor.count, context) === 'uncertain') {
-    const report: CutReport = {
-      kind: floor.kind,
-      freed: Math.max(0, before.tokens - floor.count.tokens),
-      droppedTurns: floor.droppedTurns,
-      elided: floor.elided,
-      shortened: 0,
-    };
-    return plan(
-      { ...context, compression: floor.compression },
-      floor.messages,
-      floor.count,
-      'uncertain',
-      report,
-      floor.stickyCut,
-      floor.pruned,
-    );
-  }
+  if (verdictOf(floor.count, context) === 'uncertain')
+    return planCandidate(context, floor, before, 'uncertain');
   const room = context.budget - applyCalibration(context.calibration, context.fixedRaw);
   const shortened = shortenNewest({
     messages: floor.messages,
@@ -414,6 +381,31 @@ function shortenOrGiveUp(
     report,
     floor.stickyCut,
     floor.pruned,
+  );
+}
+
+/** The plan that sends a cut candidate as it is, with what it took out of `before`. */
+function planCandidate(
+  context: FitContext,
+  candidate: Candidate,
+  before: RequestCount,
+  verdict: Exclude<FitVerdict, 'over'>,
+): FitOutcome {
+  const report: CutReport = {
+    kind: candidate.kind,
+    freed: Math.max(0, before.tokens - candidate.count.tokens),
+    droppedTurns: candidate.droppedTurns,
+    elided: candidate.elided,
+    shortened: 0,
+  };
+  return plan(
+    { ...context, compression: candidate.compression },
+    candidate.messages,
+    candidate.count,
+    verdict,
+    report,
+    candidate.stickyCut,
+    candidate.pruned,
   );
 }
 
