@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import {
 } from '../../src/loop/index.js';
 import { createOpenAICompatibleClient } from '../../src/providers/index.js';
 import { codingTools } from '../support/coding-tools.js';
+import { runProcess } from '../support/run-process.js';
 
 const running: Emulator[] = [];
 afterEach(async () => {
@@ -31,24 +31,14 @@ async function emulator(options: Parameters<typeof startEmulator>[0]): Promise<E
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs test/fixtures/loop-runner.ts in a new process (asynchronously: the emulators live in this one). */
-function runner(args: string[]): Promise<{ reason: string; text: string; state: LoopState }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/loop-runner.ts', ...args], {
-      cwd: root,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(stdout)) : reject(new Error(`loop runner failed (${code}): ${stderr}`)),
-    );
-  });
+async function runner(args: string[]): Promise<{ reason: string; text: string; state: LoopState }> {
+  const { status, stdout, stderr } = await runProcess(
+    process.execPath,
+    ['--import', 'tsx', 'test/fixtures/loop-runner.ts', ...args],
+    { cwd: root },
+  );
+  if (status !== 0) throw new Error(`loop runner failed (${status}): ${stderr}`);
+  return JSON.parse(stdout);
 }
 
 const task: Message[] = [
