@@ -3,12 +3,12 @@
  * pointed at it, passes the agent's exit code through and stops the proxy; or reuses a proxy that
  * already serves the same upstream on the port.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { startProxy } from '../../src/proxy/index.js';
+import { runProcess } from '../support/run-process.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
@@ -19,23 +19,14 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((item) => item.close()));
 });
 
-function wrap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', loader, join(root, 'src/cli/bin.ts'), 'wrap', ...args],
-      {
-        cwd: root,
-        env: { ...process.env, OPENAI_BASE_URL: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs `spillway wrap` with its stdin at end of input, as `stdio: 'ignore'` would leave it. */
+async function wrap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { status, stdout, stderr } = await runProcess(
+    process.execPath,
+    ['--import', loader, join(root, 'src/cli/bin.ts'), 'wrap', ...args],
+    { cwd: root, env: { ...process.env, OPENAI_BASE_URL: '' }, input: '' },
+  );
+  return { code: status, stdout, stderr };
 }
 
 async function emulator(): Promise<Emulator> {
