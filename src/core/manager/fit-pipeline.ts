@@ -360,27 +360,18 @@ function shortenOrGiveUp(
     markers: context.markerOptions,
     memo: context.memo,
   });
-  const candidate = shortened
-    ? { ...floor, messages: shortened.messages, compression: shortened.state }
+  const candidate: Candidate = shortened
+    ? { ...floor, kind: withShorten(floor.kind), messages: shortened.messages, compression: shortened.state }
     : floor;
   const counted = count(context, candidate.messages);
   const verdict = verdictOf(counted, context);
   if (verdict === 'over') return { kind: 'over', count: counted, messages: candidate.messages };
-  const report: CutReport = {
-    kind: shortened ? withShorten(floor.kind) : floor.kind,
-    freed: Math.max(0, before.tokens - counted.tokens),
-    droppedTurns: floor.droppedTurns,
-    elided: floor.elided,
-    shortened: shortened?.shortened.length ?? 0,
-  };
-  return plan(
-    { ...context, compression: candidate.compression },
-    candidate.messages,
-    counted,
+  return planCandidate(
+    context,
+    { ...candidate, count: counted },
+    before,
     verdict,
-    report,
-    floor.stickyCut,
-    floor.pruned,
+    shortened?.shortened.length ?? 0,
   );
 }
 
@@ -390,13 +381,14 @@ function planCandidate(
   candidate: Candidate,
   before: RequestCount,
   verdict: Exclude<FitVerdict, 'over'>,
+  shortened = 0,
 ): FitOutcome {
   const report: CutReport = {
     kind: candidate.kind,
     freed: Math.max(0, before.tokens - candidate.count.tokens),
     droppedTurns: candidate.droppedTurns,
     elided: candidate.elided,
-    shortened: 0,
+    shortened,
   };
   return plan(
     { ...context, compression: candidate.compression },
