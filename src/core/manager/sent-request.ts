@@ -131,6 +131,28 @@ export function extension(
   return { reported, appendedRaw };
 }
 
+/**
+ * What `request` appended to the counted request it extends: the previous one this manager sent and
+ * had counted, else (none counted yet) a restored anchor.
+ */
+function extensionOfCounted(
+  request: Pick<ChatRequest, 'messages' | 'tools'>,
+  {
+    previous,
+    persisted,
+    cache,
+  }: { previous?: SentRequest; persisted?: PersistedAnchor; cache: EstimateCache },
+): ReturnType<typeof extension> {
+  if (previous?.anchor !== undefined) {
+    const count = previous.messages.length;
+    if (request.messages.length < count || !sameItems(previous.messages, request.messages.slice(0, count)))
+      return undefined;
+    return extension(previous.anchor, request.messages.slice(count), cache);
+  }
+  if (persisted === undefined || !extendsPersisted(persisted, request)) return undefined;
+  return extension(persisted.reported, request.messages.slice(persisted.messages), cache);
+}
+
 /** A request recorded as sent. */
 export function sentRequest(
   request: Pick<ChatRequest, 'messages' | 'tools'>,
@@ -150,15 +172,7 @@ export function sentRequest(
   },
 ): SentRequest {
   const content = hasUncountableContent(request.messages);
-  const extended =
-    previous?.anchor !== undefined
-      ? request.messages.length >= previous.messages.length &&
-        sameItems(previous.messages, request.messages.slice(0, previous.messages.length))
-        ? extension(previous.anchor, request.messages.slice(previous.messages.length), cache)
-        : undefined
-      : persisted !== undefined && extendsPersisted(persisted, request)
-        ? extension(persisted.reported, request.messages.slice(persisted.messages), cache)
-        : undefined;
+  const extended = extensionOfCounted(request, { previous, persisted, cache });
   return {
     messages: request.messages.slice(),
     tools: request.tools.slice(),
