@@ -129,9 +129,9 @@ export function replyReserve({
   windowCheck?: WindowCheck | undefined;
 }): number {
   const share = windowCheck === 'prompt' ? PROMPT_ONLY_RESERVE_SHARE : MAX_RESERVE_SHARE;
-  const quarter = Math.floor(window * share);
+  const most = Math.floor(window * share);
   const wanted = maxTokens ?? outputCap;
   if (wanted === undefined)
-    return Math.min(Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)), quarter);
-  return Math.max(1, Math.min(wanted, quarter));
+    return Math.min(Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)), most);
+  return Math.max(1, Math.min(wanted, most));
 }
