@@ -1,19 +1,21 @@
 /**
- * The README's figures, generated from the committed results in bench/results/*.json.
+ * The figures of the README and of the pages under docs/, generated from the committed results in
+ * bench/results/*.json.
  *
- * Every figure sits between `<!-- figures:NAME -->` and `<!-- /figures:NAME -->` (NAME one of
+ * Every figure sits, in one of those documents, between `<!-- figures:NAME -->` and `<!-- /figures:NAME -->` (NAME one of
  * bench/figures' FIGURES); this script rewrites what is between the markers and nothing else, so the
- * rest of the README can be edited freely. Each section ends with the file it comes from, the command
+ * rest of each document can be edited freely. Each section ends with the file it comes from, the command
  * that wrote that file, its date and the machine.
  *
- * `npm run readme:figures` writes the README; `npm run check:readme` (and a test) fails when a
+ * `npm run readme:figures` writes the documents; `npm run check:readme` (and a test) fails when a
  * section differs from what the results give. Neither runs a benchmark.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FIGURES, type Figure, type ResultStamp, type Results, sourceLine } from '../bench/figures/index.js';
 
-const README = new URL('../README.md', import.meta.url);
+const ROOT = new URL('../', import.meta.url);
 const RESULTS = new URL('../bench/results/', import.meta.url);
 const MARKER = /<!-- figures:([a-z0-9-]+) -->\n([\s\S]*?)<!-- \/figures:\1 -->/g;
 const OPENING = /<!-- figures:([a-z0-9-]+) -->/g;
@@ -75,38 +77,78 @@ export function applyFigures(text: string, render: (name: string) => string | un
   return { text: replaced, changed, problems, unplaced };
 }
 
-/** The README with its sections generated from `results`. */
-export function generateReadme(readme: string, results: Results): Applied {
+/** One document's text with its sections generated from `results`. */
+export function generateDocument(text: string, results: Results): Applied {
   const byName = new Map(FIGURES.map((entry) => [entry.name, entry]));
-  return applyFigures(readme, (name) => {
+  return applyFigures(text, (name) => {
     const figure = byName.get(name);
     return figure ? renderSection(figure, results) : undefined;
   });
 }
 
+/** A document with generated sections: the README or a page under docs/. */
+export interface Document {
+  /** The path from the repository's root, as messages name it. */
+  path: string;
+  text: string;
+}
+
+/** README.md and every Markdown page under docs/, as they are on disk. */
+export function readDocuments(root: URL = ROOT): Document[] {
+  const pages = readdirSync(new URL('docs/', root), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name.split(sep).join('/')}`);
+  return ['README.md', ...pages].map((path) => ({ path, text: readFileSync(new URL(path, root), 'utf8') }));
+}
+
+/** What generating every document gives: each document applied, and the figures no document places. */
+export interface Generated {
+  documents: Array<Document & { applied: Applied }>;
+  unplaced: string[];
+}
+
+/** Every document with its sections generated from `results`; a figure may stand in any of them. */
+export function generateDocuments(documents: readonly Document[], results: Results): Generated {
+  const applied = documents.map((document) => ({
+    ...document,
+    applied: generateDocument(document.text, results),
+  }));
+  const unplaced = FIGURES.map((entry) => entry.name).filter((name) =>
+    applied.every((document) => document.applied.unplaced.includes(name)),
+  );
+  return { documents: applied, unplaced };
+}
+
 function main(): number {
   const check = process.argv.includes('--check');
-  const readme = readFileSync(README, 'utf8');
-  const applied = generateReadme(readme, resultsFrom());
-  for (const problem of applied.problems) console.error(`README.md: ${problem}`);
-  for (const name of applied.unplaced)
+  const generated = generateDocuments(readDocuments(), resultsFrom());
+  let failed = false;
+  for (const { path, applied } of generated.documents)
+    for (const problem of applied.problems) {
+      console.error(`${path}: ${problem}`);
+      failed = true;
+    }
+  for (const name of generated.unplaced) {
     console.error(
-      `README.md: no section for the figure "${name}"; add <!-- figures:${name} --> … <!-- /figures:${name} -->`,
+      `no document has a section for the figure "${name}"; add <!-- figures:${name} --> … <!-- /figures:${name} --> to README.md or a page under docs/`,
     );
-  if (applied.problems.length > 0 || applied.unplaced.length > 0) return 1;
-  if (check) {
-    if (applied.changed.length === 0) return 0;
-    console.error(
-      `README.md: these sections differ from bench/results: ${applied.changed.join(', ')}; run npm run readme:figures (the results are what the README must show)`,
-    );
-    return 1;
+    failed = true;
   }
-  if (applied.changed.length > 0) writeFileSync(README, applied.text);
-  console.log(
-    applied.changed.length === 0
-      ? 'README.md is up to date'
-      : `README.md: rewrote ${applied.changed.join(', ')}`,
-  );
+  if (failed) return 1;
+  const stale = generated.documents.filter((document) => document.applied.changed.length > 0);
+  if (check) {
+    for (const { path, applied } of stale)
+      console.error(
+        `${path}: these sections differ from bench/results: ${applied.changed.join(', ')}; run npm run readme:figures (the results are what the documents must show)`,
+      );
+    return stale.length === 0 ? 0 : 1;
+  }
+  for (const { path, applied } of stale) {
+    writeFileSync(new URL(path, ROOT), applied.text);
+    console.log(`${path}: rewrote ${applied.changed.join(', ')}`);
+  }
+  if (stale.length === 0) console.log('README.md and docs/ are up to date');
   return 0;
 }
 

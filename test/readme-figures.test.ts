@@ -1,8 +1,7 @@
 /**
- * The README's generated sections against the committed results (the drift check CI runs), and the
- * generator's own behaviour: only marked sections change, problems are named.
+ * The generated sections of README.md and docs/ against the committed results (the drift check CI
+ * runs), and the generator's own behaviour: only marked sections change, problems are named.
  */
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { estimatorHeldOutTable } from '../bench/figures/estimator.js';
@@ -10,25 +9,28 @@ import { exactCountersTable } from '../bench/figures/exact-counters.js';
 import { machineOf } from '../bench/figures/format.js';
 import { hostileTable } from '../bench/figures/hostile.js';
 import { FIGURES } from '../bench/figures/index.js';
-import { applyFigures, generateReadme, resultsFrom } from '../scripts/readme-figures.js';
+import { applyFigures, generateDocuments, readDocuments, resultsFrom } from '../scripts/readme-figures.js';
 
 const section = (name: string, body: string) => `<!-- figures:${name} -->\n${body}<!-- /figures:${name} -->`;
 
-describe('the README figures', () => {
+describe('the figures of README.md and docs/', () => {
   it('are what bench/results/*.json give (run npm run readme:figures after a benchmark)', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const applied = generateReadme(readme, resultsFrom());
-    expect(applied.problems).toEqual([]);
-    expect(applied.unplaced).toEqual([]);
-    expect(applied.changed).toEqual([]);
+    const generated = generateDocuments(readDocuments(), resultsFrom());
+    for (const { path, applied } of generated.documents) {
+      expect(applied.problems, path).toEqual([]);
+      expect(applied.changed, path).toEqual([]);
+    }
+    expect(generated.unplaced).toEqual([]);
   });
 
   it('each state the file, command, date and machine they come from', () => {
     const results = resultsFrom();
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const documents = readDocuments();
     for (const figure of FIGURES) {
-      const start = readme.indexOf(`<!-- figures:${figure.name} -->`);
-      const body = readme.slice(start, readme.indexOf(`<!-- /figures:${figure.name} -->`, start));
+      const opening = `<!-- figures:${figure.name} -->`;
+      const text = documents.find((document) => document.text.includes(opening))?.text ?? '';
+      const start = text.indexOf(opening);
+      const body = text.slice(start, text.indexOf(`<!-- /figures:${figure.name} -->`, start));
       for (const file of figure.files) {
         const stamp = results(file) as { command?: string; date?: string };
         // A result without its stamp was written by something other than its bench or eval.
@@ -40,6 +42,19 @@ describe('the README figures', () => {
       }
       expect(body, figure.name).toMatch(/\d+ cores/);
     }
+  });
+
+  it('may stand in any document: a figure is unplaced only when no document has it', () => {
+    const [first, second] = FIGURES;
+    const generated = generateDocuments(
+      [
+        { path: 'README.md', text: 'no markers\n' },
+        { path: 'docs/a.md', text: `<!-- figures:${first?.name} -->\n<!-- /figures:${first?.name} -->\n` },
+      ],
+      resultsFrom(),
+    );
+    expect(generated.unplaced).not.toContain(first?.name);
+    expect(generated.unplaced).toContain(second?.name);
   });
 });
 
