@@ -62,7 +62,8 @@ export function openConversationDriver({
     ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
     ...(settings.cutRunway === undefined ? {} : { cutRunway: settings.cutRunway }),
     ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
-    ...(counters.exact ? { exact: counters.exact } : {}),
+    // The model's tokenizer as its id suggests: trusted only once it agrees with the upstream's reports.
+    ...(counters.exact ? { tokenizer: counters.exact } : {}),
     ...(counters.measure ? { measure: counters.measure } : {}),
     clamp: 'lower',
     retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },

@@ -1,43 +1,59 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { COUNTED_MARGIN, computeBudget, FALLBACK_CONTEXT_LENGTH } from './budget.js';
+import { COUNTED_MARGIN, computeBudget, DEFAULT_RESERVE, FALLBACK_CONTEXT_LENGTH } from './budget.js';
 import { clampOutputTokens } from './clamp-output-tokens.js';
 import { learnWindow } from './learned-windows.js';
 
 describe('computeBudget', () => {
-  it('reserves the request max_tokens, else the output cap (at most a quarter of the window), else max(1000, 2% of the window)', () => {
+  it('reserves what a reply needs: 1,024 tokens, or less when the request or the model asks for less', () => {
     expect(computeBudget({ contextLength: 100_000, maxTokens: 4_000, outputCap: 16_000 })).toEqual({
       window: 100_000,
-      reserve: 4_000,
+      reserve: DEFAULT_RESERVE,
       safety: 3_000,
-      budget: 93_000,
-      counted: 100_000 - 4_000 - COUNTED_MARGIN,
+      budget: 100_000 - DEFAULT_RESERVE - 3_000,
+      counted: 100_000 - DEFAULT_RESERVE - COUNTED_MARGIN,
     });
-    expect(computeBudget({ contextLength: 100_000, outputCap: 16_000 }).reserve).toBe(16_000);
-    expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(24_000);
-    expect(computeBudget({ contextLength: 48_000, maxTokens: 32_000 }).reserve).toBe(12_000);
+    // Not a share of the window: a gateway's cap as large as the window reserves the same.
+    expect(computeBudget({ contextLength: 96_000, outputCap: 96_000 }).reserve).toBe(1_024);
+    expect(computeBudget({ contextLength: 8_192, maxTokens: 32_000 }).reserve).toBe(1_024);
+    expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(1_024);
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 300 }).reserve).toBe(300);
+    expect(computeBudget({ contextLength: 4_096, outputCap: 512 }).reserve).toBe(512);
+    // A configured reserve is the caller's word.
     expect(computeBudget({ contextLength: 48_000, maxTokens: 32_000, reserve: 32_000 }).reserve).toBe(32_000);
-    expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(2_000);
-    expect(computeBudget({ contextLength: 20_000 }).reserve).toBe(1_000);
-    expect(computeBudget({ contextLength: 2_000 }).reserve).toBe(500);
+  });
+
+  it('reserves the same whether the provider checks the prompt alone or prompt and reply', () => {
+    expect(computeBudget({ contextLength: 4_096, maxTokens: 4_000, windowCheck: 'prompt' }).reserve).toBe(
+      computeBudget({ contextLength: 4_096, maxTokens: 4_000 }).reserve,
+    );
   });
 
   it('keeps the safety share for estimates and only a template margin for measured counts', () => {
     const limits = computeBudget({ contextLength: 32_768, maxTokens: 4_096 });
-    expect(limits.budget).toBe(32_768 - 4_096 - Math.ceil(32_768 * 0.03));
-    expect(limits.counted).toBe(32_768 - 4_096 - COUNTED_MARGIN);
+    expect(limits.budget).toBe(32_768 - DEFAULT_RESERVE - Math.ceil(32_768 * 0.03));
+    expect(limits.counted).toBe(32_768 - DEFAULT_RESERVE - COUNTED_MARGIN);
     // Never more than the safety share: a small window keeps its 3%.
     const small = computeBudget({ contextLength: 4_096, maxTokens: 512 });
     expect(small.counted).toBe(small.budget);
     expect(computeBudget({ contextLength: 4_096, maxTokens: 512, safetyRatio: 0 }).counted).toBe(4_096 - 512);
   });
 
-  it('reserves at most an eighth of the window where the provider checks the prompt alone', () => {
-    expect(computeBudget({ contextLength: 4_096, maxTokens: 1_024, windowCheck: 'prompt' }).reserve).toBe(
-      512,
+  it('never reserves more than 1,024 tokens unless configured to, whatever the request asks', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1_024, max: 2_000_000 }),
+        fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined }),
+        (contextLength, maxTokens, outputCap) => {
+          const { reserve } = computeBudget({ contextLength, maxTokens, outputCap });
+          expect(reserve).toBeLessThanOrEqual(DEFAULT_RESERVE);
+          expect(reserve).toBe(
+            Math.min(DEFAULT_RESERVE, maxTokens ?? DEFAULT_RESERVE, outputCap ?? DEFAULT_RESERVE),
+          );
+        },
+      ),
     );
-    expect(computeBudget({ contextLength: 4_096, maxTokens: 300, windowCheck: 'prompt' }).reserve).toBe(300);
-    expect(computeBudget({ contextLength: 4_096, maxTokens: 1_024 }).reserve).toBe(1_024);
-    expect(computeBudget({ contextLength: 4_096, windowCheck: 'prompt' }).reserve).toBe(512);
   });
 
   it('falls back to a conservative 8,192-token window', () => {

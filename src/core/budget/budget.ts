@@ -38,25 +38,14 @@ export const DEFAULT_SAFETY_RATIO = 0.03;
  */
 export const COUNTED_MARGIN = 256;
 
-/** The smallest reserve for the reply when neither the request nor the model sets one. */
-export const MIN_DEFAULT_RESERVE = 1_000;
-
-/** Share of the window reserved for the reply when neither the request nor the model sets one. */
-export const DEFAULT_RESERVE_RATIO = 0.02;
-
 /**
- * The reply reserve never takes more than this share of the window: a request that asks for the
- * model's whole output cap (gateways advertise an output cap as large as the window) still gets its
- * history fitted, and its `max_tokens` lowered to the room the prompt leaves.
+ * Tokens kept for the reply when a request is fitted, unless the caller configures a reserve: the
+ * room an ordinary reply needs (a tool call, a paragraph), not a share of the window. A request whose
+ * prompt leaves at least this much is sent uncut, its `max_tokens` lowered to the room left; a
+ * request is refused only when even this reply cannot fit by a trusted count. A request asking for
+ * less (`max_tokens` below it) or a model capped below it reserves that instead.
  */
-export const MAX_RESERVE_SHARE = 0.25;
-
-/**
- * The reply reserve's share of the window where the provider checks the prompt alone: a request is
- * never rejected for its `max_tokens`, so the reserve needs only the room a reply takes, not the
- * whole cap a client asks for.
- */
-export const PROMPT_ONLY_RESERVE_SHARE = 0.125;
+export const DEFAULT_RESERVE = 1_024;
 
 /** How a budget was derived, and the prompt tokens it allows. */
 export interface Budget {
@@ -86,16 +75,16 @@ export interface BudgetOptions extends ModelLimits {
 }
 
 /**
- * `budget = window - reserve - safety`. The reserve is a configured one, else the request's
- * `max_tokens` or the model's output cap, never more than a quarter of the window (an eighth where
- * the provider checks the prompt alone; the clamp then lowers `max_tokens` to the room the prompt
- * leaves), else `max(1000, 2% of the window)`; the safety
- * margin is 3% of the window, and applies to estimates only: a measured count is judged against
- * `counted`, which keeps {@link COUNTED_MARGIN} for template differences. An unknown window is {@link FALLBACK_CONTEXT_LENGTH}. The budget can
- * be negative: then nothing fits. The one place the reply reserve is decided.
+ * `budget = window - reserve - safety`. The reserve is a configured one, else what a reply needs:
+ * {@link DEFAULT_RESERVE}, or the request's `max_tokens` or the model's output cap when smaller (the
+ * clamp gives each reply the room the prompt leaves, up to what it asked for). The safety margin is
+ * 3% of the window, and applies to estimates only: a measured count is judged against `counted`,
+ * which keeps {@link COUNTED_MARGIN} for template differences. An unknown window is
+ * {@link FALLBACK_CONTEXT_LENGTH}. The budget can be negative: then nothing fits. The one place the
+ * reply reserve is decided.
  *
  * @example
- * computeBudget({ contextLength: 128_000, maxTokens: 4_096 }).budget; // 128000 - 4096 - 3840
+ * computeBudget({ contextLength: 128_000, maxTokens: 4_096 }).budget; // 128000 - 1024 - 3840
  */
 export function computeBudget({
   contextLength,
@@ -103,10 +92,9 @@ export function computeBudget({
   maxTokens,
   reserve,
   safetyRatio = DEFAULT_SAFETY_RATIO,
-  windowCheck,
 }: BudgetOptions): Budget {
   const window = contextLength ?? FALLBACK_CONTEXT_LENGTH;
-  const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap, windowCheck });
+  const chosenReserve = reserve ?? replyReserve({ maxTokens, outputCap });
   const safety = Math.ceil(window * safetyRatio);
   const budget = window - chosenReserve - safety;
   const counted = window - chosenReserve - Math.min(safety, COUNTED_MARGIN);
@@ -114,24 +102,19 @@ export function computeBudget({
 }
 
 /**
- * The reply reserve when none is configured: see {@link computeBudget}. Where the provider checks
- * the prompt alone it is at most {@link PROMPT_ONLY_RESERVE_SHARE} of the window.
+ * The reply reserve when none is configured: {@link DEFAULT_RESERVE}, or less when the request asks
+ * for less or the model writes less. See {@link computeBudget}.
+ *
+ * @example
+ * replyReserve({ maxTokens: 32_000 }); // 1024
+ * replyReserve({ maxTokens: 300 }); // 300
  */
 export function replyReserve({
-  window,
   maxTokens,
   outputCap,
-  windowCheck,
 }: {
-  window: number;
   maxTokens?: number | undefined;
   outputCap?: number | undefined;
-  windowCheck?: WindowCheck | undefined;
 }): number {
-  const share = windowCheck === 'prompt' ? PROMPT_ONLY_RESERVE_SHARE : MAX_RESERVE_SHARE;
-  const most = Math.floor(window * share);
-  const wanted = maxTokens ?? outputCap;
-  if (wanted === undefined)
-    return Math.min(Math.max(MIN_DEFAULT_RESERVE, Math.ceil(window * DEFAULT_RESERVE_RATIO)), most);
-  return Math.max(1, Math.min(wanted, most));
+  return Math.max(1, Math.min(DEFAULT_RESERVE, maxTokens ?? DEFAULT_RESERVE, outputCap ?? DEFAULT_RESERVE));
 }

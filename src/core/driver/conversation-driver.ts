@@ -207,7 +207,7 @@ export class ConversationDriver {
       if (!fitted.ok) return this.#failure(working, 'context_truncated', fitted.error.message, fitted.error);
       const { fit } = fitted;
       const result = await transport.send(fit.request, { ...(signal ? { signal } : {}), attempt, fit });
-      const seen = this.#observeAttempt(result, fit, working);
+      const seen = await this.#observeAttempt(result, fit, working, signal);
       const step = nextAttempt(state, seen.observation, this.#policy);
       state = step.state;
       const { decision } = step;
@@ -288,11 +288,12 @@ export class ConversationDriver {
   }
 
   /** What an attempt came to, with the usage fed back and the rejection classified. */
-  #observeAttempt(
+  async #observeAttempt(
     result: TransportResult<unknown>,
     fit: FitResult,
     working: Working,
-  ): { observation: AttemptObservation; overflow?: OverflowInfo; message?: string } {
+    signal: AbortSignal | undefined,
+  ): Promise<{ observation: AttemptObservation; overflow?: OverflowInfo; message?: string }> {
     if (!result.ok) {
       if (result.failure === 'aborted')
         return { observation: { kind: 'aborted' }, message: 'the send was aborted' };
@@ -321,7 +322,7 @@ export class ConversationDriver {
         message: `the provider rejected the request as too large for the window (${overflow.kind}, ${overflow.pattern})`,
       };
     }
-    const notice = result.usage ? this.observe(result.usage) : undefined;
+    const notice = result.usage ? await this.#observeSent(result.usage, fit, signal) : undefined;
     // The reply answers a prompt the server cut: fitted to the window it kept, the turn is resent.
     if (notice?.code === 'silent_truncation' && notice.window !== undefined && !this.#options.passthrough)
       return { observation: { kind: 'silent_truncation' }, message: notice.message };
@@ -334,6 +335,45 @@ export class ConversationDriver {
     if (isExhausted(result, fit, working.caller.maxTokens))
       return { observation: { kind: 'context_exhausted' }, message: 'the reply was cut off by the window' };
     return { observation: { kind: 'answered' } };
+  }
+
+  /**
+   * Feeds back a send's usage; a truncation only the estimate suspects is settled by a count of the
+   * request when the caller can take one (a server's counting endpoint), never learned without it.
+   */
+  async #observeSent(
+    usage: UsageReport,
+    fit: FitResult,
+    signal: AbortSignal | undefined,
+  ): Promise<ManagerNotice | undefined> {
+    const notice = this.observe(usage);
+    const measure = this.#options.measure;
+    if (notice?.code !== 'suspected_truncation' || measure === undefined) return notice;
+    const counted = await measure(fit.request, signal === undefined ? {} : { signal });
+    if (counted === undefined || !(counted > 0)) return notice;
+    return this.manager.confirmTruncation({ promptTokens: counted, reported: usage.promptTokens }) ?? notice;
+  }
+
+  /**
+   * The least the rejected request's prompt counts, for a rejection without figures: the fit's own
+   * count when it was measured, else a count of the request when the caller can take one. Without
+   * either, recovery learns from the estimate's lower bound.
+   */
+  async #promptCount(
+    overflow: OverflowInfo,
+    fit: FitResult,
+    signal: AbortSignal | undefined,
+  ): Promise<{ low: number; trusted: boolean } | undefined> {
+    if (overflow.kind !== 'context' || overflow.input !== undefined || overflow.window !== undefined)
+      return undefined;
+    if (fit.countSource === 'anchored' || fit.countSource === 'exact')
+      return { low: fit.estimate, trusted: true };
+    const measure = this.#options.measure;
+    if (measure === undefined) return undefined;
+    const counted = await measure(fit.request, signal === undefined ? {} : { signal });
+    if (counted === undefined || !(counted > 0)) return undefined;
+    this.#emit({ type: 'count', promptTokens: counted, estimate: fit.estimate, budget: fit.budget });
+    return { low: counted, trusted: true };
   }
 
   #classify(result: Extract<TransportResult<unknown>, { ok: false }>, fit: FitResult): OverflowInfo {
@@ -357,9 +397,11 @@ export class ConversationDriver {
     options: DriverSendOptions<unknown>,
   ): Promise<DriverSendResult<never> | undefined> {
     const kind = overflow.kind as Exclude<OverflowInfo['kind'], 'none'>;
+    const promptCount = await this.#promptCount(overflow, fit, options.signal);
     this.#emit({ type: 'compaction-start', reason: 'overflow' });
     const recovery = await recoverFromOverflow({
       request: fit.request,
+      ...(promptCount ? { promptCount } : {}),
       history: working.note ? [...working.history, working.note] : working.history,
       overflow,
       manager: this.manager,

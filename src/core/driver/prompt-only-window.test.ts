@@ -52,10 +52,10 @@ describe('a provider that checks the prompt alone against the window', () => {
       transport,
     });
     expect(next.ok && next.fit.window).toBe(N_CTX);
-    expect(next.ok && next.fit.reserve).toBe(N_CTX / 8);
+    expect(next.ok && next.fit.reserve).toBe(1_024);
   });
 
-  it('keeps reserving max_tokens for a provider that checks prompt and reply together', async () => {
+  it('reserves what a reply needs for a provider that checks prompt and reply together too', async () => {
     const driver = new ConversationDriver({ counter: charCounter, contextLength: N_CTX, model: MODEL });
     const result = driver.fit(request(codingSession({ turns: 2, lines: 5 })));
     expect(result.reserve).toBe(1_024);

@@ -28,12 +28,20 @@ function truncatingServer() {
   return { transport, sent };
 }
 
+/** The server's own count of a request, as a counting endpoint would answer (the test's counter). */
+function countRequest(sent: ChatRequest): Promise<number> {
+  const text = sent.messages.map((message) => JSON.stringify(message.content)).join('');
+  return Promise.resolve(charCounter.count(text));
+}
+
 function driverWith(retry?: { silentTruncation: number }) {
   const events: SpillwayEvent[] = [];
   const driver = new ConversationDriver({
     counter: charCounter,
     contextLength: 32_768,
     model: MODEL,
+    // Only a count makes a truncation of the first send more than a suspicion.
+    measure: countRequest,
     onEvent: (event) => events.push(event),
     ...(retry ? { retry } : {}),
   });
@@ -41,6 +49,26 @@ function driverWith(retry?: { silentTruncation: number }) {
 }
 
 describe('a silently truncated prompt', () => {
+  it('is only suspected on the first send when nothing can count it: the window is kept', async () => {
+    const events: SpillwayEvent[] = [];
+    const driver = new ConversationDriver({
+      counter: charCounter,
+      contextLength: 32_768,
+      model: MODEL,
+      onEvent: (event) => events.push(event),
+    });
+    const { transport, sent } = truncatingServer();
+    const result = await driver.send({
+      request: request(codingSession({ turns: 30, lines: 40 })),
+      transport,
+    });
+    expect(result).toMatchObject({ ok: true, attempts: 1 });
+    expect(sent).toHaveLength(1);
+    expect(driver.manager.windowFor(MODEL)).toBe(32_768);
+    const notice = events.find((event) => event.type === 'notice');
+    expect(notice?.type === 'notice' && notice.notice.code).toBe('suspected_truncation');
+  });
+
   it('learns the window from the reported count and resends the turn fitted to it, once', async () => {
     const { driver, events } = driverWith();
     const history = codingSession({ turns: 30, lines: 40 });
@@ -56,8 +84,10 @@ describe('a silently truncated prompt', () => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'retry', reason: 'silent_truncation', attempt: 1 }),
     );
-    const notice = events.find((event) => event.type === 'notice');
-    expect(notice?.type === 'notice' && notice.notice).toMatchObject({
+    // The estimate suspected it; the server's count confirmed it.
+    const notices = events.flatMap((event) => (event.type === 'notice' ? [event.notice] : []));
+    expect(notices.map((notice) => notice.code)).toEqual(['suspected_truncation', 'silent_truncation']);
+    expect(notices[1]).toMatchObject({
       code: 'silent_truncation',
       reported: SERVER_WINDOW,
       window: SERVER_WINDOW,

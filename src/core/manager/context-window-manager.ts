@@ -1,4 +1,8 @@
-import { detectSilentTruncation, silentTruncationNotice } from '../budget/detect-silent-truncation.js';
+import {
+  detectSilentTruncation,
+  silentTruncationNotice,
+  suspectedTruncationNotice,
+} from '../budget/detect-silent-truncation.js';
 import {
   type Budget,
   CLAMP_MARGIN,
@@ -24,17 +28,25 @@ import { SchemaFloorTracker } from '../schemas/index.js';
 import {
   applyCalibration,
   type Calibration,
+  calibratedLowerBound,
   calibrationInputOf,
+  checkTokenizer,
   createCalibration,
   createEstimator,
+  createTokenizerCheck,
   EstimateCache,
   observeCalibration,
   parseCalibration,
   REQUEST_OVERHEAD,
   raiseCalibration,
+  restartCalibration,
   scalarFactor,
   type TokenCounter,
+  type TokenizerCheck,
+  tokenizerDemotedNotice,
   tokenizerFamilyOf,
+  tokenizerSpread,
+  withTokenizerCheck,
 } from '../tokens/index.js';
 import {
   assertPairing,
@@ -53,7 +65,13 @@ import type { CutReport, FitResult } from './fit-result.js';
 import type { ManagerCompactOptions, RequestMeasure } from './manager-options.js';
 import { type ManagerState, type PersistedAnchor, parseAnchor, type UsageReport } from './manager-state.js';
 import { recallSpans } from './placeholders.js';
-import { type Anchor, budgetFor, isMeasured, type RequestCount } from './request-count.js';
+import {
+  type Anchor,
+  budgetFor,
+  isMeasured,
+  type RequestCount,
+  type TrustedCounter,
+} from './request-count.js';
 import {
   anchorOnPersisted,
   anchorOnSent,
@@ -64,7 +82,7 @@ import {
   sentRequest,
 } from './sent-request.js';
 import { parseStickyCut, type StickyCut } from './sticky-cut.js';
-import { truncatedMessage } from './truncated-message.js';
+import { requestParts, truncatedMessage } from './truncated-message.js';
 
 /** Options of a {@link ContextWindowManager}. */
 export interface ContextWindowManagerOptions {
@@ -83,10 +101,17 @@ export interface ContextWindowManagerOptions {
   /** Estimate with this instead of Spillway's estimator (it should not count fewer than the model). */
   counter?: TokenCounter;
   /**
-   * A tokenizer exact for the model (`exactCounterFor` in `spillway/tokenizers`): counts a request
-   * when the estimate alone cannot tell whether it fits.
+   * A counter you know counts as the provider does (your own server's tokenizer): trusted from the
+   * first send, it counts a request when the estimate alone cannot tell whether it fits.
    */
   exact?: TokenCounter;
+  /**
+   * The model's tokenizer as its id suggests (`exactCounterFor` in `spillway/tokenizers`): a guess
+   * until its counts of the first requests agree with the prompt tokens the provider reports
+   * (within 5%, or 64 tokens); then it counts as `exact` does. One that disagrees is never used
+   * again for this model (the check is kept in the calibration state) and a `notice` says so.
+   */
+  tokenizer?: TokenCounter;
   /** A fixed reply reserve, instead of `max_tokens` / the output cap / 2% of the window. */
   reserve?: number;
   /** Share of the window kept free for estimation error (default 0.03). */
@@ -132,7 +157,8 @@ export type { FitResult };
 export class ContextWindowManager {
   readonly #options: ContextWindowManagerOptions;
   readonly #caches = new Map<string, EstimateCache>();
-  #exact: EstimateCache | undefined;
+  readonly #exact: EstimateCache | undefined;
+  readonly #tokenizer: EstimateCache | undefined;
   #calibration: Calibration;
   #learned: LearnedWindows = {};
   #head: readonly Message[] | undefined;
@@ -184,7 +210,8 @@ export class ContextWindowManager {
     }
     this.#options = options;
     this.#calibration = createCalibration();
-    if (options.exact) this.#exact = new EstimateCache(options.exact);
+    this.#exact = options.exact ? new EstimateCache(options.exact) : undefined;
+    this.#tokenizer = options.tokenizer ? new EstimateCache(options.tokenizer) : undefined;
   }
 
   /** Calibration, learned limits, sticky cut state and the anchor, for suspend / resume. */
@@ -229,9 +256,12 @@ export class ContextWindowManager {
     return this.#options.model;
   }
 
-  /** Forgets the run: calibration back to the start, no anchor, no cut. Learned windows stay. */
+  /**
+   * Forgets the run: calibration back to the start, no anchor, no cut. Learned windows and what the
+   * reports showed of the tokenizer stay.
+   */
   reset(): void {
-    this.#calibration = createCalibration();
+    this.#calibration = restartCalibration(this.#calibration);
     this.#forgetRun();
     this.#head = undefined;
     this.#headKey = undefined;
@@ -330,9 +360,9 @@ export class ContextWindowManager {
       counted: limits.counted,
       fixedRaw: cache.tools(request.tools).total + REQUEST_OVERHEAD,
       cache,
-      ...(this.#exact ? { exact: this.#exact } : {}),
+      ...this.#trustedCounter(),
       calibration: this.#calibration,
-      anchorFor: (candidate) => this.#anchorFor(candidate, cache),
+      anchorFor: (candidate, counter) => this.#anchorFor(candidate, counter ?? cache),
       compression: this.#compression,
       cut: this.#cut,
       memo: this.#renders,
@@ -382,8 +412,16 @@ export class ContextWindowManager {
       budget: limits.budget,
       window: limits.window,
     }).floor.sources;
+    // The parts in the units of the count that judged the request, so they add up to it.
+    const factor = count.raw > 0 ? count.tokens / count.raw : scalarFactor(this.#calibration);
+    const parts = requestParts({
+      messages,
+      headEnd: splitTurns(messages).head.end,
+      schemas: Math.round((cache.tools(request.tools).total + REQUEST_OVERHEAD) * factor),
+      tokensOf: (message) => Math.round(cache.message(message).total * factor),
+    });
     throw new ContextTruncatedError(
-      truncatedMessage({ ...details, messages: messages.length, sources }),
+      truncatedMessage({ ...details, messages: messages.length, parts, sources }),
       details,
     );
   }
@@ -428,15 +466,13 @@ export class ContextWindowManager {
       );
     // The clamp keeps its full margin even on a measured count: an anchored count still estimates
     // what was appended, and real clients' requests (opencode against vLLM) were rejected for
-    // prompt + max_tokens when the margin was the budget's 256 tokens.
-    const measured = isMeasured(plan.count);
-    // A request an estimate alone doubts asks for the reply the budget reserved: it fits when the
-    // prompt is within the budget (which only the estimate doubts); should it not, the provider says
-    // by how much and recovery sets max_tokens from that. A measured count is near the truth: the
-    // reply gets the room it leaves, so prompt and reply stay within the window.
+    // prompt + max_tokens when the margin was the budget's 256 tokens. A request only the estimate
+    // doubts asks for the room its prompt leaves at the middle of what it can count: reserving as if
+    // the estimate's high end were true would cut short replies that fit, and where the prompt does
+    // count more the provider says by how much (recovery lowers max_tokens from that figure).
     const promptEstimate =
-      plan.verdict === 'uncertain' && !measured
-        ? Math.min(plan.count.tokens, limits.window - limits.reserve - CLAMP_MARGIN)
+      plan.verdict === 'uncertain' && !isMeasured(plan.count)
+        ? Math.ceil((plan.count.low + plan.count.tokens) / 2)
         : plan.count.tokens;
     const maxTokens = clampOutputTokens({
       window: limits.window,
@@ -518,7 +554,8 @@ export class ContextWindowManager {
     const last = this.#last;
     if (!last || !(usage.promptTokens > 0)) return undefined;
     const truncation = this.#detectTruncation(last, usage.promptTokens);
-    if (truncation) return truncation;
+    if (truncation?.code === 'silent_truncation') return truncation;
+    const demoted = this.#checkTokenizer(last, usage.promptTokens);
     this.#schemaFloor.observe({ reported: usage.promptTokens, raw: last.raw, hasImages: last.hasImages });
     const before = scalarFactor(this.#calibration);
     this.#calibration = observeCalibration(this.#calibration, {
@@ -535,17 +572,59 @@ export class ContextWindowManager {
         reported: usage.promptTokens,
         raw: last.raw,
       });
-    return undefined;
+    return truncation ?? demoted;
   }
 
-  /** A silent truncation in this report: learns the window, drops the anchor, emits the notice. */
-  #detectTruncation(last: SentRequest, reported: number): ManagerNotice | undefined {
+  /**
+   * Settles a suspected truncation with a count of the last request (a server's counting endpoint):
+   * a report below the count is a truncation, learned as one; otherwise nothing changes. Returns the
+   * truncation notice when there was one.
+   */
+  confirmTruncation({
+    promptTokens,
+    reported,
+  }: {
+    /** The count of the last fitted request. */
+    promptTokens: number;
+    /** The prompt tokens the provider reported for it. */
+    reported: number;
+  }): ManagerNotice | undefined {
+    const last = this.#last;
+    if (!last || !(promptTokens > 0) || !(reported > 0)) return undefined;
+    return this.#detectTruncation(last, reported, { tokens: promptTokens, spread: 0, verified: true });
+  }
+
+  /**
+   * A silent truncation in this report: learns the window, drops the anchor, emits the notice. Only
+   * trusted evidence (an anchor, a trusted count) makes one; the estimate alone only suspects it.
+   */
+  #detectTruncation(
+    last: SentRequest,
+    reported: number,
+    counted?: { tokens: number; spread: number; verified: boolean },
+  ): ManagerNotice | undefined {
     if (this.#options.detectSilentTruncation === false) return undefined;
-    const check = detectSilentTruncation({
-      reported,
-      ...(last.countable ? { raw: last.raw } : {}),
-      ...(last.extends ? { anchor: last.extends } : {}),
-    });
+    const detect = (count: typeof counted) =>
+      detectSilentTruncation({
+        reported,
+        ...(last.countable ? { raw: last.raw } : {}),
+        ...(last.extends ? { anchor: last.extends } : {}),
+        ...(count && last.countable ? { counted: count } : {}),
+      });
+    let check = detect(counted);
+    // A local count settles what the estimate suspects; it is taken only then (it costs a tokenizer pass).
+    if (check.suspected && counted === undefined) {
+      const local = this.#localCount(last);
+      if (local) check = detect(local);
+    }
+    if (check.suspected) {
+      const notice = suspectedTruncationNotice({
+        check,
+        ...(last.model === undefined ? {} : { model: last.model }),
+      });
+      this.#emit({ type: 'notice', level: notice.level, message: notice.message, notice });
+      return notice;
+    }
     if (!check.truncated) return undefined;
     const current = this.windowFor(last.model);
     const before = this.#learned;
@@ -562,6 +641,49 @@ export class ContextWindowManager {
     return notice;
   }
 
+  /** The last request counted by a local counter, trusted or not, for the truncation check. */
+  #localCount(last: SentRequest): { tokens: number; spread: number; verified: boolean } | undefined {
+    const trusted = this.#trustedCounter().exact;
+    if (trusted)
+      return { tokens: trusted.cache.request(asRequest(last)).total, spread: trusted.spread, verified: true };
+    if (this.#tokenizer === undefined || this.#tokenizerCheck().status === 'demoted') return undefined;
+    return { tokens: this.#tokenizer.request(asRequest(last)).total, spread: 0, verified: false };
+  }
+
+  /**
+   * Compares the model's tokenizer with the provider's report until it is verified or demoted;
+   * returns the notice of a demotion (once: a demoted tokenizer is not compared again).
+   */
+  #checkTokenizer(last: SentRequest, reported: number): ManagerNotice | undefined {
+    const tokenizer = this.#tokenizer;
+    if (tokenizer === undefined || this.#exact !== undefined || !last.countable) return undefined;
+    const check = this.#tokenizerCheck();
+    if (check.status !== 'unverified') return undefined;
+    const next = checkTokenizer(check, { counted: tokenizer.request(asRequest(last)).total, reported });
+    this.#calibration = withTokenizerCheck(this.#calibration, next);
+    if (next.status !== 'demoted') return undefined;
+    const notice = tokenizerDemotedNotice({
+      check: next,
+      tokenizer: tokenizer.counter.name,
+      ...(last.model === undefined ? {} : { model: last.model }),
+    });
+    this.#emit({ type: 'notice', level: notice.level, message: notice.message, notice });
+    return notice;
+  }
+
+  #tokenizerCheck(): TokenizerCheck {
+    return this.#calibration.tokenizer ?? createTokenizerCheck();
+  }
+
+  /** The counter trusted to count as the provider does: the caller's, or the verified tokenizer. */
+  #trustedCounter(): { exact?: TrustedCounter } {
+    if (this.#exact) return { exact: { cache: this.#exact, spread: 0 } };
+    const check = this.#tokenizerCheck();
+    if (this.#tokenizer && check.status === 'verified')
+      return { exact: { cache: this.#tokenizer, spread: tokenizerSpread(check) } };
+    return {};
+  }
+
   /**
    * The estimate of a request as `fit` would compare it to the budget, without fitting it: the stored
    * compression levels applied, nothing new cut, no provider-count anchor. Recovery uses it to check
@@ -574,6 +696,7 @@ export class ContextWindowManager {
     const breakdown = cache.request({ messages: this.#rendered(request.messages), tools: request.tools });
     return {
       estimate: applyCalibration(this.#calibration, calibrationInputOf(breakdown)),
+      low: calibratedLowerBound(this.#calibration, calibrationInputOf(breakdown)),
       budget,
       window,
       reserve,
@@ -810,7 +933,7 @@ export class ContextWindowManager {
     if (this.#head !== undefined && sameItems(this.#head, headMessages)) return;
     const key = headMessages.map(contentKey).join('\n');
     if (this.#headKey !== undefined && key !== this.#headKey) {
-      this.#calibration = createCalibration();
+      this.#calibration = restartCalibration(this.#calibration);
       this.#forgetRun();
     }
     this.#head = headMessages;
@@ -827,6 +950,11 @@ function toolsKey(tools: readonly object[]): string {
     TOOL_KEYS.set(tools, key);
   }
   return key;
+}
+
+/** A sent request's messages and tools, as counters take them. */
+function asRequest(sent: SentRequest): Pick<ChatRequest, 'messages' | 'tools'> {
+  return { messages: sent.messages as Message[], tools: sent.tools };
 }
 
 /** Learned window checks read back from a state; anything but a known check is dropped. */

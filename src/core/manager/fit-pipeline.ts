@@ -350,29 +350,49 @@ function shortenOrGiveUp(
   };
   if (verdictOf(floor.count, context) === 'uncertain')
     return planCandidate(context, floor, before, 'uncertain');
-  const room = context.budget - applyCalibration(context.calibration, context.fixedRaw);
-  const shortened = shortenNewest({
-    messages: floor.messages,
-    state: floor.compression,
-    room,
-    estimateOf: (message) => context.cache.message(message).total,
-    factor: scalarFactor(context.calibration),
-    markers: context.markerOptions,
-    memo: context.memo,
-  });
-  const candidate: Candidate = shortened
-    ? { ...floor, kind: withShorten(floor.kind), messages: shortened.messages, compression: shortened.state }
-    : floor;
-  const counted = count(context, candidate.messages);
+  const { candidate, counted, shortened } = shortenToFit(context, floor);
   const verdict = verdictOf(counted, context);
   if (verdict === 'over') return { kind: 'over', count: counted, messages: candidate.messages };
-  return planCandidate(
-    context,
-    { ...candidate, count: counted },
-    before,
-    verdict,
-    shortened?.shortened.length ?? 0,
-  );
+  return planCandidate(context, { ...candidate, count: counted }, before, verdict, shortened);
+}
+
+/** Rounds of shortening: each plans with the count the last round was judged by. */
+const SHORTEN_ROUNDS = 3;
+
+/**
+ * The newest turn's tool results shortened until the count that judges the request says it fits.
+ * Each round plans in the units of that count (its tokens per raw estimated token), so a plan made
+ * on the calibrated estimate is never judged by a count that runs higher.
+ */
+function shortenToFit(
+  context: FitContext,
+  floor: Candidate,
+): { candidate: Candidate; counted: RequestCount; shortened: number } {
+  let candidate = floor;
+  let counted = floor.count;
+  let shortened = 0;
+  for (let round = 0; round < SHORTEN_ROUNDS && verdictOf(counted, context) === 'over'; round++) {
+    const factor = counted.raw > 0 ? counted.tokens / counted.raw : scalarFactor(context.calibration);
+    const result = shortenNewest({
+      messages: candidate.messages,
+      state: candidate.compression,
+      room: budgetFor(counted, context) - Math.ceil(context.fixedRaw * factor),
+      estimateOf: (message) => context.cache.message(message).total,
+      factor,
+      markers: context.markerOptions,
+      memo: context.memo,
+    });
+    if (!result) break;
+    candidate = {
+      ...candidate,
+      kind: withShorten(floor.kind),
+      messages: result.messages,
+      compression: result.state,
+    };
+    counted = count(context, candidate.messages);
+    shortened = result.shortened.length;
+  }
+  return { candidate, counted, shortened };
 }
 
 /** The plan that sends a cut candidate as it is, with what it took out of `before`. */

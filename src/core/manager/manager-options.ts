@@ -23,6 +23,8 @@ export interface ManagerCompactOptions
 export interface RequestMeasure {
   /** Calibrated estimate with the stored compression levels applied, not anchored. */
   estimate: number;
+  /** The least the request can count, by the calibration's lower factors. */
+  low: number;
   budget: number;
   window: number;
   reserve: number;

@@ -36,6 +36,9 @@ function schemaTools(source: string, count: number): ToolDefinition[] {
   }));
 }
 
+/** A counter trusted to count as the provider does, for these tests: a token per four characters. */
+const quarterCounter = { name: 'test/chars-per-4', count: (text: string) => Math.ceil(text.length / 4) };
+
 function request(messages: Message[], tools: ToolDefinition[] = []): ChatRequest {
   return { format: 'openai', model: 'qwen2.5:7b', messages, tools, extra: {} };
 }
@@ -72,7 +75,7 @@ describe('ContextWindowManager notices', () => {
       manager.fit(request(messages, tools));
     } catch (error) {
       expect((error as Error).message).toMatch(
-        /tool schemas alone take about \d+ \(tracker \d+k \(300 tools\)\)/,
+        /The largest part is tool schemas, about \d+ tokens .*\(tracker \d+k \(300 tools\)\)/,
       );
     }
     expect(messages).toEqual(snapshot);
@@ -80,8 +83,8 @@ describe('ContextWindowManager notices', () => {
     expect(notice).toMatchObject({ type: 'notice', level: 'error', notice: { code: 'tool_schema_floor' } });
   });
 
-  it('learns the window from a silent truncation and does not anchor on the truncated count', () => {
-    const manager = new ContextWindowManager({ contextLength: 32_768 });
+  it('learns the window from a silent truncation a trusted count shows, and does not anchor on it', () => {
+    const manager = new ContextWindowManager({ contextLength: 32_768, exact: quarterCounter });
     const messages = [...head, ...turn(1, 2_000)];
     const fitted = manager.fit(request(messages));
     expect(fitted.window).toBe(32_768);
@@ -96,6 +99,19 @@ describe('ContextWindowManager notices', () => {
     const next = manager.fit(request([...messages, ...turn(2, 1)]));
     expect(next.window).toBe(2_048);
     expect(next.anchored).toBe(false);
+  });
+
+  it('only suspects a truncation the estimate alone sees, and keeps the window', () => {
+    const manager = new ContextWindowManager({ contextLength: 32_768 });
+    const messages = [...head, ...turn(1, 2_000)];
+    manager.fit(request(messages));
+    const notice = manager.observe({ promptTokens: 2_048 });
+    expect(notice).toMatchObject({ code: 'suspected_truncation', level: 'info', reported: 2_048 });
+    expect(manager.windowFor('qwen2.5:7b')).toBe(32_768);
+    // A count of the request settles it.
+    const counted = manager.confirmTruncation({ promptTokens: 19_000, reported: 2_048 });
+    expect(counted).toMatchObject({ code: 'silent_truncation', window: 2_048 });
+    expect(manager.windowFor('qwen2.5:7b')).toBe(2_048);
   });
 
   it('flags a prompt that grew by a tool result but was reported smaller', () => {

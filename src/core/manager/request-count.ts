@@ -1,14 +1,17 @@
 /**
  * @module
- * The best count of a request, and what it says about fitting. A count the provider stated for the
- * previous request (an anchor) plus the appended messages beats an exact tokenizer's count, which
- * beats the calibrated estimate; each comes with the least the real count can be, so "does not fit"
- * is said only when even that is over the budget.
+ * The best count of a request, and what it says about fitting, in the order of trust: the count the
+ * provider reported for the previous request plus what was appended (anchored) > a count by a
+ * counter trusted to count as the provider does (one the caller vouches for, or the model's
+ * tokenizer once its counts agreed with the provider's reports) > the calibrated estimate. Each
+ * comes with the least the real count can be, so "does not fit" is said only when even that is over
+ * the budget. A tokenizer guessed from the model id never overrides an anchored count.
  */
 import {
   appendedUpperBound,
   applyCalibration,
   type Calibration,
+  type CalibrationInput,
   calibratedLowerBound,
   calibrationInputOf,
   type EstimateCache,
@@ -49,18 +52,27 @@ export interface FitBudgets {
   counted: number;
 }
 
+/** A counter trusted to count as the provider does, and the relative error its counts may have. */
+export interface TrustedCounter {
+  cache: EstimateCache;
+  /** 0 for a counter the caller vouches for; what the reports showed for a verified tokenizer. */
+  spread: number;
+}
+
 /** What counting needs. */
 export interface CountContext {
   cache: EstimateCache;
-  /** A tokenizer exact for the model, used when the estimate alone cannot decide. */
-  exact?: EstimateCache;
+  /** Counts a request when the estimate alone cannot decide; absent while the tokenizer is a guess. */
+  exact?: TrustedCounter;
   calibration: Calibration;
-  anchorFor: (request: Pick<ChatRequest, 'messages' | 'tools'>) => Anchor | undefined;
+  /** The anchor of a request, with what was appended measured by `cache` (default: the estimator's). */
+  anchorFor: (request: Pick<ChatRequest, 'messages' | 'tools'>, cache?: EstimateCache) => Anchor | undefined;
 }
 
 /**
  * Counts a request: anchored when it extends a counted one, else calibrated. When that count is over
- * its budget but its lower bound is not, the exact tokenizer decides, if there is one.
+ * its budget but its lower bound is not, a trusted counter counts it instead: the appended part of an
+ * anchored count, or the whole of any other. An untrusted tokenizer is never asked.
  */
 export function countRequest(
   context: CountContext,
@@ -70,30 +82,47 @@ export function countRequest(
   const { cache, calibration } = context;
   const breakdown = cache.request(request);
   const raw = breakdown.total;
-  const split = calibrationInputOf(breakdown);
   const anchor = context.anchorFor(request);
   const count: RequestCount = anchor
-    ? {
-        tokens:
-          anchor.reported +
-          appendedUpperBound(calibration, anchor.appended) -
-          (anchor.removed ? calibratedLowerBound(calibration, anchor.removed) : 0),
-        low:
-          anchor.reported +
-          calibratedLowerBound(calibration, anchor.appended) -
-          (anchor.removed ? applyCalibration(calibration, anchor.removed) : 0),
-        source: 'anchored',
-        raw,
-      }
+    ? anchoredCount(anchor, raw, {
+        upper: (part) => appendedUpperBound(calibration, part),
+        lower: (part) => calibratedLowerBound(calibration, part),
+      })
     : {
-        tokens: applyCalibration(calibration, split),
-        low: calibratedLowerBound(calibration, split),
+        tokens: applyCalibration(calibration, calibrationInputOf(breakdown)),
+        low: calibratedLowerBound(calibration, calibrationInputOf(breakdown)),
         source: calibration.observations > 0 ? 'calibrated' : 'estimate',
         raw,
       };
-  if (verdictOf(count, budgets) !== 'uncertain' || context.exact === undefined) return count;
-  const exact = context.exact.request(request).total;
-  return { tokens: exact, low: exact, source: 'exact', raw };
+  const trusted = context.exact;
+  if (verdictOf(count, budgets) !== 'uncertain' || trusted === undefined) return count;
+  const spread = trusted.spread;
+  const bounds = {
+    upper: (part: CalibrationInput) => Math.ceil((part.text + part.overhead) * (1 + spread)),
+    lower: (part: CalibrationInput) => Math.floor((part.text + part.overhead) * (1 - spread)),
+  };
+  if (anchor) {
+    const counted = context.anchorFor(request, trusted.cache);
+    return counted ? anchoredCount(counted, raw, bounds) : count;
+  }
+  const whole = calibrationInputOf(trusted.cache.request(request));
+  return { tokens: bounds.upper(whole), low: bounds.lower(whole), source: 'exact', raw };
+}
+
+/** The provider's count plus what was appended, less the schemas it counted and this one lacks. */
+function anchoredCount(
+  anchor: Anchor,
+  raw: number,
+  bounds: { upper: (part: CalibrationInput) => number; lower: (part: CalibrationInput) => number },
+): RequestCount {
+  return {
+    tokens:
+      anchor.reported + bounds.upper(anchor.appended) - (anchor.removed ? bounds.lower(anchor.removed) : 0),
+    low:
+      anchor.reported + bounds.lower(anchor.appended) - (anchor.removed ? bounds.upper(anchor.removed) : 0),
+    source: 'anchored',
+    raw,
+  };
 }
 
 /** The budget a count is judged against: the safety share is for estimates only. */
@@ -114,7 +143,7 @@ export function verdictOf(
   return count.low > budget ? 'over' : 'uncertain';
 }
 
-/** Whether a count is a measurement (the provider's or an exact tokenizer's), not an estimate. */
+/** Whether a count is a measurement (the provider's, or a trusted counter's), not an estimate. */
 export function isMeasured(count: Pick<RequestCount, 'source'>): boolean {
   return count.source === 'anchored' || count.source === 'exact';
 }

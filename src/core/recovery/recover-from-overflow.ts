@@ -3,7 +3,7 @@
  * `recoverFromOverflow`: what to send after a provider rejected a request as too large, per
  * overflow kind. The prompt that does not fit goes to the escalation chain (`context-chain.ts`).
  */
-import { CLAMP_MARGIN, MIN_CLAMPED_OUTPUT } from '../budget/index.js';
+import { CLAMP_MARGIN, FALLBACK_CONTEXT_LENGTH, MIN_CLAMPED_OUTPUT } from '../budget/index.js';
 import { SpillwayError } from '../errors/index.js';
 import { ContextWindowManager } from '../manager/index.js';
 import {
@@ -54,6 +54,7 @@ export async function recoverFromOverflow(options: RecoverFromOverflowOptions): 
   if (overflow.kind === 'output_cap') return recoverOutputCap(context);
   if (overflow.kind === 'budget') return recoverBudget(context);
   learnStatedWindow(context);
+  learnFromFigurelessRejection(context);
   return contextChain(context);
 }
 
@@ -110,22 +111,57 @@ function learnStatedWindow(context: RecoveryContext): void {
 }
 
 /**
- * A provider that counted more prompt tokens than Spillway did raises the calibration: the count it
- * stated, or, for a prompt rejected as over the window without a figure, at least the window plus one.
+ * A provider that stated a prompt count above Spillway's estimate raises the calibration. Only a
+ * stated figure does: a count assumed from the window would blame the counter for what may be a
+ * wrong window (see {@link learnFromFigurelessRejection}).
  */
 function calibrateFromStatedInput(context: RecoveryContext): void {
-  const { overflow, manager, options, base, stated, model } = context;
-  if (overflow.units === 'characters' || overflow.kind === 'none') return;
-  const window = stated ?? manager.windowFor(model);
-  const reported =
-    overflow.input ?? (overflow.kind === 'context' && window !== undefined ? window + 1 : undefined);
-  if (reported === undefined) return;
+  const { overflow, manager, options, base } = context;
+  if (overflow.units === 'characters' || overflow.kind === 'none' || overflow.input === undefined) return;
   const sent = options.history ? options.request : tryFit(manager, base)?.request;
   if (sent === undefined) return;
   const estimated = manager.measure(sent).estimate;
-  if (reported <= estimated) return;
-  manager.calibrateFromCount({ request: sent, promptTokens: reported });
-  context.steps.push({ step: 'calibrate', reported, estimated });
+  if (overflow.input <= estimated) return;
+  manager.calibrateFromCount({ request: sent, promptTokens: overflow.input });
+  context.steps.push({ step: 'calibrate', reported: overflow.input, estimated });
+}
+
+/**
+ * Share of the least the rejected prompt counted that a rejection without figures leaves as the
+ * window, at most: such a rejection says only that the window is smaller than what was sent.
+ */
+export const FIGURELESS_WINDOW_SHARE = 0.5;
+
+/**
+ * A context rejection with no figure, of a request whose count was within the window believed: the
+ * window is what was wrong, not the count, and it is not known. It is learned as what Spillway
+ * assumes when nothing states a window ({@link FALLBACK_CONTEXT_LENGTH}), or half the least the
+ * prompt counted when that is smaller (a trusted count where the caller had one, else the
+ * estimate's lower bound): a window believed far too large (a catalog's 128k for a server's 8k) is
+ * then corrected in one rejection, and any later stated figure replaces the guess. A rejection of a
+ * request only the estimate doubted says nothing new: the chain cuts it to the budget.
+ */
+function learnFromFigurelessRejection(context: RecoveryContext): void {
+  const { overflow, manager, model, stated, options, base } = context;
+  if (overflow.kind !== 'context' || overflow.input !== undefined || stated !== undefined) return;
+  if (overflow.units === 'characters' || model === undefined) return;
+  const window = manager.windowFor(model);
+  const sent = options.history ? options.request : tryFit(manager, base)?.request;
+  if (sent === undefined) return;
+  const measure = manager.measure(sent);
+  const count = options.promptCount ?? { low: measure.low, trusted: false };
+  // Within the window believed, with a reply's room left: the rejection contradicts the window.
+  if (window !== undefined && count.low + measure.reserve > window) return;
+  const learned = Math.min(FALLBACK_CONTEXT_LENGTH, Math.floor(count.low * FIGURELESS_WINDOW_SHARE));
+  if (!(learned > 0) || (window !== undefined && learned >= window)) return;
+  manager.learnWindow(model, learned);
+  context.steps.push({
+    step: 'learn_window_from_count',
+    model,
+    window: learned,
+    prompt: count.low,
+    count: count.trusted ? 'trusted' : 'estimate',
+  });
 }
 
 /** `budget`: the same prompt, `max_tokens` lowered to the room the stated input leaves. */

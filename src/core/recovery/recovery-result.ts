@@ -28,6 +28,17 @@ export type RecoveryStep =
   | { step: 'learn_window'; model: string; window: number }
   /** The provider counted more prompt tokens than the estimate: calibration raised. */
   | { step: 'calibrate'; reported: number; estimated: number }
+  /**
+   * A rejection without figures of a request the count says fits the window: the window is what was
+   * wrong. Learned as half the least the prompt counted (`count` says which count that was).
+   */
+  | {
+      step: 'learn_window_from_count';
+      model: string;
+      window: number;
+      prompt: number;
+      count: 'trusted' | 'estimate';
+    }
   /** vLLM's max_tokens-over-max_model_len: the figure is the window, learned as such. */
   | { step: 'learn_window_from_cap'; window: number }
   | {
@@ -72,6 +83,12 @@ export interface RecoverFromOverflowOptions {
    * request works too when `history` carries the whole history.
    */
   request: ChatRequest;
+  /**
+   * The least the rejected request's prompt counts, and whether a trusted count says so (the
+   * provider's anchor, a counting endpoint, a verified tokenizer) or only the estimate: what a
+   * rejection without figures is learned from.
+   */
+  promptCount?: { low: number; trusted: boolean };
   /** The whole history, when `request` is the fitted request that was sent (the tool loop passes both). */
   history?: Message[];
   /** How the provider's rejection was classified (`classifyOverflow`, or `ProviderError.overflow`). */
@@ -137,6 +154,8 @@ export function describeRecoveryStep(step: RecoveryStep): string {
   switch (step.step) {
     case 'learn_window':
       return `learned window ${step.window} for ${step.model}`;
+    case 'learn_window_from_count':
+      return `rejected without figures at ${step.count === 'trusted' ? 'a counted' : 'an estimated'} ${step.prompt} prompt tokens, within the window believed: learned window ${step.window} for ${step.model}`;
     case 'learn_window_from_cap':
       return `max_tokens over the model length ${step.window}; learned it as the window`;
     case 'calibrate':

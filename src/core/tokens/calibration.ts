@@ -14,6 +14,8 @@
  * does not fit from one only the estimate's margin says does not.
  */
 
+import { parseTokenizerCheck, type TokenizerCheck } from './tokenizer-check.js';
+
 /** A raw estimate split by what the estimator counted: text, and the template overhead around it. */
 export interface CalibrationInput {
   /** Tokens of text (prose and machine text) as the estimator counted them. */
@@ -40,6 +42,12 @@ export interface Calibration {
   observations: number;
   /** The most recent reports, newest last (at most {@link CALIBRATION_WINDOW}). */
   samples: CalibrationSample[];
+  /**
+   * Whether the local tokenizer for the model counts as the provider does: kept with the
+   * calibration because it is the same kind of knowledge (how a local count relates to the
+   * provider's), stored per model, and it survives a new run.
+   */
+  tokenizer?: TokenizerCheck;
 }
 
 /**
@@ -151,7 +159,11 @@ export function observeCalibration(
   if (reported / total > MAX_CALIBRATION_FACTOR || reported / total < MIN_CALIBRATION_FACTOR)
     return calibration;
   const samples = [...calibration.samples, { ...input, reported }].slice(-CALIBRATION_WINDOW);
-  return { ...fromSamples(samples), observations: calibration.observations + 1 };
+  return {
+    ...fromSamples(samples),
+    observations: calibration.observations + 1,
+    ...tokenizerOf(calibration),
+  };
 }
 
 /**
@@ -258,6 +270,23 @@ export function parseCalibration(value: unknown): Calibration | undefined {
     candidate.observations < samples.length
   )
     return undefined;
-  if (samples.length === 0) return { ...createCalibration(), observations: candidate.observations };
-  return { ...fromSamples(samples), observations: candidate.observations };
+  const tokenizer =
+    candidate.tokenizer === undefined ? {} : { tokenizer: parseTokenizerCheck(candidate.tokenizer) };
+  if (samples.length === 0)
+    return { ...createCalibration(), observations: candidate.observations, ...tokenizer };
+  return { ...fromSamples(samples), observations: candidate.observations, ...tokenizer };
+}
+
+/** A calibration started afresh (a new run) that keeps what is known of the tokenizer. */
+export function restartCalibration(calibration: Calibration): Calibration {
+  return { ...createCalibration(), ...tokenizerOf(calibration) };
+}
+
+/** The calibration with the tokenizer check replaced. */
+export function withTokenizerCheck(calibration: Calibration, tokenizer: TokenizerCheck): Calibration {
+  return { ...calibration, tokenizer };
+}
+
+function tokenizerOf(calibration: Calibration): { tokenizer?: TokenizerCheck } {
+  return calibration.tokenizer === undefined ? {} : { tokenizer: calibration.tokenizer };
 }

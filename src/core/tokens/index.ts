@@ -22,7 +22,9 @@ export {
   observeCalibration,
   parseCalibration,
   raiseCalibration,
+  restartCalibration,
   scalarFactor,
+  withTokenizerCheck,
 } from './calibration.js';
 export { BYTE_LENGTH_CAP, countFeatures, FEATURE_COUNT, FEATURES } from './char-classes.js';
 export { type EstimateOptions, estimateTokens } from './estimate-tokens.js';
@@ -63,4 +65,18 @@ export {
 } from './overheads.js';
 export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from './split-for-tokenizer.js';
 export type { TokenCounter } from './token-counter.js';
+export {
+  checkTokenizer,
+  createTokenizerCheck,
+  MIN_TOKENIZER_SPREAD,
+  parseTokenizerCheck,
+  REPORTS_TO_VERIFY,
+  TOKENIZER_AGREEMENT,
+  TOKENIZER_SLACK_TOKENS,
+  type TokenizerCheck,
+  type TokenizerDemotedNotice,
+  type TokenizerStatus,
+  tokenizerDemotedNotice,
+  tokenizerSpread,
+} from './tokenizer-check.js';
 export { CONSERVATIVE_FAMILIES, type TokenizerFamily, tokenizerFamilyOf } from './tokenizer-family.js';
