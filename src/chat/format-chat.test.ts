@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeBudget } from '../core/index.js';
 import type { ResolvedLimits } from '../models/index.js';
-import { chooseReserve } from './choose-reserve.js';
 import type { ContextStatus } from './context-status.js';
 import { describeEvent } from './describe-event.js';
 import { formatContext, formatMeter } from './format-chat.js';
@@ -61,14 +60,14 @@ describe('the chat’s words', () => {
 
   it('shows every figure in /limits, and where each came from', () => {
     const figures = computeBudget({ contextLength: 16_000, outputCap: 8_000 });
-    const text = formatLimits({ limits, figures, reserve: 'output cap', status: status(), outputCap: 8_000 });
+    const text = formatLimits({ limits, figures, reserve: 'reply', status: status(), outputCap: 8_000 });
     expect(text.split('\n')).toEqual([
       'model          glm5.2',
       'window         16,000  stated by the provider in an error, over 32,768 (config)',
       'output cap      8,000  claimed by the gateway at /model/info',
-      'reserve         4,000  the output cap, at most a quarter of the window',
+      'reserve         1,024  what a reply needs: 1,024 (each reply gets the room the prompt leaves)',
       'safety margin     480  3% of the window, for estimation error',
-      'prompt budget  11,520  window − reserve − safety margin',
+      'prompt budget  14,496  window − reserve − safety margin',
       'tool schemas      640  sent with every request, inside the prompt budget',
       "in use now     10,912  the provider's count of the last exchange",
       'next reply      4,576  max_tokens at most: window − in use − 512, and the output cap',
@@ -147,14 +146,5 @@ describe('the chat’s words', () => {
       })?.text,
     ).toBe('recovered from a budget overflow: max_tokens 8000 → 4700 (window 16384, stated prompt 11000)');
     expect(describeEvent({ type: 'send-start', iteration: 1, tools: 5, synthesis: false })).toBeUndefined();
-  });
-});
-
-describe('chooseReserve', () => {
-  it('reserves the output cap unless it would take more than a quarter of the window', () => {
-    expect(chooseReserve({ contextLength: 128_000, outputCap: 16_384 })).toBeUndefined();
-    expect(chooseReserve({ contextLength: 9_600, outputCap: 9_600 })).toBe(1_000);
-    expect(chooseReserve({ contextLength: 9_600, outputCap: 9_600, reserve: 3_000 })).toBe(3_000);
-    expect(chooseReserve({ contextLength: 9_600 })).toBeUndefined();
   });
 });

@@ -1,20 +1,14 @@
-import { type Budget, CLAMP_MARGIN } from '../core/index.js';
+import type { Budget } from '../core/index.js';
+import { CLAMP_MARGIN, DEFAULT_RESERVE, type ReserveReason } from '../core/index.js';
 import { describeLimitSource, type ResolvedLimits } from '../models/index.js';
 import type { ContextStatus } from './context-status.js';
 import { count } from './format-chat.js';
 
-/** Why the reserve is what it is. */
-export type ReserveReason = 'config' | 'output cap' | 'default share';
-
-function reserveText(reason: ReserveReason, limits: ResolvedLimits, figures: Budget): string {
+function reserveText(reason: ReserveReason, figures: Budget): string {
   if (reason === 'config') return 'config (reserve)';
-  if (reason === 'output cap')
-    return figures.reserve === limits.outputCap
-      ? 'the output cap'
-      : 'the output cap, at most a quarter of the window';
-  return limits.outputCap !== undefined
-    ? 'the default share (max(1,000, 2% of the window)): the output cap is more than a quarter of the window'
-    : 'the default share of the window: max(1,000, 2%), at most a quarter';
+  return figures.reserve < DEFAULT_RESERVE
+    ? 'what a reply needs: the output cap, below the usual 1,024'
+    : 'what a reply needs: 1,024 (each reply gets the room the prompt leaves)';
 }
 
 /**
@@ -23,7 +17,7 @@ function reserveText(reason: ReserveReason, limits: ResolvedLimits, figures: Bud
  * next reply.
  *
  * @example
- * printer.line(formatLimits({ limits, figures: session.budgetFigures(), reserve: 'default share', status, outputCap }));
+ * printer.line(formatLimits({ limits, figures: session.budgetFigures(), reserve: 'reply', status, outputCap }));
  */
 export function formatLimits({
   limits,
@@ -54,7 +48,7 @@ export function formatLimits({
   const rows: Array<[string, string, string]> = [
     ['window', count(figures.window), windowSource],
     ['output cap', outputCap === undefined ? 'none' : count(outputCap), capSource],
-    ['reserve', count(figures.reserve), reserveText(reserve, limits, figures)],
+    ['reserve', count(figures.reserve), reserveText(reserve, figures)],
     ['safety margin', count(figures.safety), `${ratio}% of the window, for estimation error`],
     ['prompt budget', count(figures.budget), 'window − reserve − safety margin'],
     ['tool schemas', count(status.parts.schemas.tokens), 'sent with every request, inside the prompt budget'],

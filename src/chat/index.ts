@@ -22,7 +22,6 @@ export {
   DEFAULT_SYSTEM_PROMPT,
   type SendOptions,
 } from './chat-session.js';
-export { chooseReserve } from './choose-reserve.js';
 export { type CompactHistoryResult, compactHistory } from './compact-history.js';
 export { type ActionRequest, type ConfirmAction, unattendedConfirm } from './confirm-action.js';
 export { type ContextBreakdown, contextBreakdown } from './context-breakdown.js';
@@ -39,7 +38,7 @@ export { type ChatNotice, describeEvent } from './describe-event.js';
 export { explainHttpError, requireApiKey, withErrorHints } from './explain-provider-error.js';
 export { createFileTools, LIST_MAX_ENTRIES, READ_MAX_CHARS, SEARCH_MAX_MATCHES } from './file-tools.js';
 export { CHAT_HELP, formatContext, formatMeter, formatSessions } from './format-chat.js';
-export { formatLimits, type ReserveReason } from './format-limits.js';
+export { formatLimits } from './format-limits.js';
 export { formatUsage } from './format-usage.js';
 export { emptyLoopState, findSession, loadSessionState } from './load-session-state.js';
 export {

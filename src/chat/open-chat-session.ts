@@ -4,7 +4,7 @@
  * where each came from), the manager, the built-in and MCP tools, the session store and the session.
  */
 
-import { SpillwayError } from '../core/index.js';
+import { type ReserveReason, SpillwayError, toolResultLimit } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import { ollamaModelWithNumCtx, type ResolvedLimits } from '../models/index.js';
 import { defaultStorePath, openSessionStore, type SessionStore } from '../store/index.js';
@@ -20,7 +20,6 @@ import {
 } from './create-chat-client.js';
 import type { ChatNotice } from './describe-event.js';
 import { requireApiKey, withErrorHints } from './explain-provider-error.js';
-import type { ReserveReason } from './format-limits.js';
 import { resolveChatModel } from './resolve-chat-model.js';
 import type { CommandOutput } from './run-command-tool.js';
 import type { ChatPrices } from './session-usage.js';
@@ -222,14 +221,15 @@ export async function openChatSession({
       });
     let chosen = await chooseModel(model);
     tellLimits(chosen.limits, onNotice);
-    // A third of the prompt budget per tool result: the newest result is never compressed or pruned,
-    // so one large file must not be able to leave the rest of the request no room.
+    // The send policy's share of the prompt budget per tool result: the newest result is never
+    // compressed or pruned, so one large file must not be able to leave the rest no room.
     let session: ChatSession | undefined;
     const builtins = createBuiltinTools({
       root,
       confirm,
       outputLimit: {
-        tokens: () => (session ? Math.floor(session.budget / 3) : Number.POSITIVE_INFINITY),
+        tokens: () =>
+          session ? toolResultLimit({ budget: session.budget, calls: 1 }) : Number.POSITIVE_INFINITY,
         get model() {
           return session?.model ?? model;
         },

@@ -1,9 +1,7 @@
-import { ConversationDriver, type OverflowPattern } from '../core/index.js';
+import { ConversationDriver, type OverflowPattern, type ReserveReason, sendPolicy } from '../core/index.js';
 import { resolveLimits } from '../models/index.js';
 import type { SessionStore } from '../store/index.js';
 import type { ChatModel } from './chat-session.js';
-import { chooseReserve } from './choose-reserve.js';
-import type { ReserveReason } from './format-limits.js';
 
 /** Options of {@link resolveChatModel}. */
 export interface ResolveChatModelOptions {
@@ -31,8 +29,8 @@ export interface ResolveChatModelOptions {
 
 /**
  * A model made ready for a chat: its limits resolved in the one order (hard config > stated, from
- * the store > probed > discovered > claimed > catalog > config > fallback), the reserve chosen, and
- * the conversation's driver built on them.
+ * the store > probed > discovered > claimed > catalog > config > fallback), and the conversation's
+ * driver built on them by the send policy.
  *
  * @example
  * const { driver, limits } = await resolveChatModel({ model: 'gpt-4o', baseUrl, format: 'openai', store });
@@ -68,40 +66,24 @@ export async function resolveChatModel({
     learned: store.learnedLimits(),
     ...(apiKey && format === 'openai' ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
   });
-  const reserveTokens = chooseReserve({
-    contextLength: limits.contextLength,
-    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-    ...(reserve === undefined ? {} : { reserve }),
-  });
-  // The model's own tokenizer, where its package is installed (gpt-tokenizer for OpenAI models):
-  // a request the estimate alone cannot place is then counted exactly before it is sent.
+  // The model's tokenizer as its id suggests, where its package is installed (gpt-tokenizer for
+  // OpenAI models): once its counts agree with the provider's reports, a request the estimate alone
+  // cannot place is counted with it before it is sent.
   const { exactCounterFor } = await import('../tokenizers/index.js');
-  const exact = await exactCounterFor(model);
-  const driver = new ConversationDriver({
+  const tokenizer = await exactCounterFor(model);
+  const policy = sendPolicy({
+    surface: 'chat',
     model,
-    ...(exact?.exact ? { exact } : {}),
-    contextLength: limits.contextLength,
-    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-    ...(limits.windowCheck === undefined ? {} : { windowCheck: limits.windowCheck }),
-    ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
-    ...(safetyRatio === undefined ? {} : { safetyRatio }),
-    ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),
-    ...(cutRunway === undefined ? {} : { cutRunway }),
-    ...(overflowPatterns.length > 0 ? { overflowPatterns } : {}),
-    // The chat continues with the history each send returns.
-    adoptsHistory: true,
+    limits,
+    user: { reserve, safetyRatio, summaryMaxTokens, cutRunway, overflowPatterns },
+    counting: tokenizer?.exact ? { tokenizer } : {},
   });
-  const reserveReason: ReserveReason =
-    reserve !== undefined
-      ? 'config'
-      : reserveTokens === undefined && limits.outputCap !== undefined
-        ? 'output cap'
-        : 'default share';
+  const driver = new ConversationDriver(policy.driver);
   return {
     model,
     driver,
     limits,
-    ...(reserveTokens === undefined ? {} : { reserve: reserveTokens }),
-    reserveReason,
+    ...(reserve === undefined ? {} : { reserve }),
+    reserveReason: policy.reserve,
   };
 }

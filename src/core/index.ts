@@ -12,6 +12,7 @@ export * from './driver/index.js';
 export * from './errors/index.js';
 export * from './manager/index.js';
 export * from './overflow/index.js';
+export * from './policy/index.js';
 export * from './prune/index.js';
 export * from './recovery/index.js';
 export * from './schemas/index.js';

@@ -5,7 +5,7 @@
  * termination reason.
  */
 export { clientSummarizer, clientTransport } from './client-transport.js';
-export { limitToolResult, TOOL_RESULT_BUDGET_SHARE } from './limit-tool-result.js';
+export { limitToolResult } from './limit-tool-result.js';
 export type { LoopEvent } from './loop-events.js';
 export type { LoopHooks, LoopTurn } from './loop-hooks.js';
 export {

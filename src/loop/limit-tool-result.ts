@@ -7,9 +7,6 @@
  */
 import { type Content, contentText, estimateTokens } from '../core/index.js';
 
-/** Share of the prompt budget one tool result may take by default. */
-export const TOOL_RESULT_BUDGET_SHARE = 0.5;
-
 /**
  * The result, or its start and end around a marker when its estimate is above `maxTokens`. Text is
  * cut at line ends where there are some, two thirds of the room for the start.

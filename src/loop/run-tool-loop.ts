@@ -12,10 +12,11 @@ import {
   SpillwayError,
   type Summarizer,
   type ToolDefinition,
+  toolResultLimit,
 } from '../core/index.js';
 import type { ModelClient, ModelResponse } from '../providers/index.js';
 import { clientSummarizer, clientTransport } from './client-transport.js';
-import { limitToolResult, TOOL_RESULT_BUDGET_SHARE } from './limit-tool-result.js';
+import { limitToolResult } from './limit-tool-result.js';
 import type { LoopEvent } from './loop-events.js';
 import type { LoopHooks } from './loop-hooks.js';
 import { createLoopState, type LoopState } from './loop-state.js';
@@ -252,7 +253,7 @@ async function finishTurn(
     options.maxToolResultTokens ??
     (options.driver === undefined
       ? Number.POSITIVE_INFINITY
-      : Math.floor((result.fit.budget * TOOL_RESULT_BUDGET_SHARE) / Math.max(1, calls.length)));
+      : toolResultLimit({ budget: result.fit.budget, calls: calls.length }));
   for (const call of calls) {
     if (signal?.aborted) break;
     const message = await runTool({
