@@ -8,6 +8,7 @@ import {
   overflowScanText,
 } from './classify-overflow.js';
 import { overflowRegex } from './overflow-regex.js';
+import { SUCCESS_STATUS_PATTERN } from './success-answer.js';
 import { windowFromOverflow } from './window-from-overflow.js';
 
 // Real messages (see the corpus ids and the catalog sources).
@@ -158,7 +159,7 @@ describe('classifyOverflow on bodies', () => {
     ].join('\n');
     expect(classifyOverflow({ status: 200, body: chatty })).toEqual({
       kind: 'none',
-      pattern: NO_MATCH_PATTERN,
+      pattern: SUCCESS_STATUS_PATTERN,
     });
   });
 });
@@ -196,7 +197,7 @@ describe('classifyOverflow and the HTTP status', () => {
     const content = 'data: {"choices":[{"delta":{"content":"a prompt is too long for the context"}}]}\n\n';
     expect(classifyOverflow({ status: 200, body: content })).toEqual({
       kind: 'none',
-      pattern: NO_MATCH_PATTERN,
+      pattern: SUCCESS_STATUS_PATTERN,
     });
   });
 
