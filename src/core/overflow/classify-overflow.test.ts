@@ -174,6 +174,18 @@ describe('classifyOverflow and the HTTP status', () => {
     expect(classifyOverflow({ status: 429, body }).kind).toBe('none');
   });
 
+  it("reads stated figures at 403 (Zed's model proxy), and keeps 401, 404 and 429 at none", () => {
+    const body =
+      'completion request failed, code: http_403 Forbidden, message: Context window exceeded: 306234 tokens exceeds the limit of 272000 tokens';
+    expect(classifyOverflow({ status: 403, body })).toMatchObject({
+      kind: 'context',
+      input: 306_234,
+      window: 272_000,
+    });
+    for (const status of [401, 404, 429]) expect(classifyOverflow({ status, body }).kind).toBe('none');
+    expect(classifyOverflow({ status: 403, body: 'Error: Message exceeds token limit.' }).kind).toBe('none');
+  });
+
   it('classifies provider wording at any status (LocalAI 500, LiteLLM 503)', () => {
     expect(classifyOverflow({ status: 500, body: LOCALAI_500 })).toMatchObject({
       kind: 'context',
