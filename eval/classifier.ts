@@ -2,12 +2,14 @@
  * Classifier evaluation: recall, kind accuracy, false positives and figure extraction of
  * `classifyOverflow` on the overflow fixtures, side by side with the detection logic of LiteLLM,
  * pi / opencode and a generic substring list (eval/peer-detectors.ts), on the same rows; the same
- * per fixture file (the development corpus); and leave-one-provider-out: each provider's rows
- * classified with that provider's catalog rows removed, the honest figure for a server never seen.
+ * per fixture file (the development corpus); leave-one-provider-out: each provider's rows
+ * classified with that provider's catalog rows removed, the honest figure for a server never seen;
+ * and the held-out overflows and the near-miss corpus on their own, both ways.
  */
 import { classifyOverflow, OVERFLOW_CATALOG, type OverflowInfo } from '../src/core/index.js';
 import {
   type ClassifierScore,
+  HELD_OUT_FILE,
   leaveOneProviderOut,
   loadAllOverflowFixtures,
   loadOverflowFixtures,
@@ -41,7 +43,7 @@ const DETECTORS: Record<string, (row: OverflowFixtureRow) => OverflowInfo> = {
 /** The figures of one score, under the keys eval-classifier.json has always used. */
 export function summarize(score: ClassifierScore): Record<string, number> {
   return {
-    recall: Number((score.detected / score.overflows).toFixed(3)),
+    ...(score.overflows > 0 && { recall: Number((score.detected / score.overflows).toFixed(3)) }),
     kind_accuracy: Number((score.kindCorrect / score.rows).toFixed(3)),
     false_positives: score.falsePositives,
     negatives: score.negatives,
@@ -61,12 +63,35 @@ function counts(score: ClassifierScore): Record<string, number> {
   };
 }
 
+/**
+ * One fixture file scored with the full catalog and leave-one-provider-out (each row classified
+ * without the catalog rows of its own provider), with the ids the latter gets wrong.
+ */
+function scoreFile(
+  rows: readonly OverflowFixtureRow[],
+  file: keyof typeof OVERFLOW_FIXTURE_FILES,
+  leaveOut: (row: OverflowFixtureRow) => OverflowInfo,
+): Record<string, unknown> {
+  const ids = new Set(loadOverflowFixtures(OVERFLOW_FIXTURE_FILES[file]).map((row) => row.id));
+  const own = rows.filter((row) => ids.has(row.id));
+  const full = scoreClassifier(own, classify);
+  const lopo = scoreClassifier(own, leaveOut);
+  return {
+    ...summarize(full),
+    ...counts(full),
+    leave_one_provider_out: { ...summarize(lopo), ...counts(lopo), misses: lopo.misses },
+  };
+}
+
 export async function evalClassifier(): Promise<Record<string, unknown>> {
   const rows = loadAllOverflowFixtures();
   const results: Record<string, unknown> = { rows: rows.length };
   for (const [name, detect] of Object.entries(DETECTORS))
     results[name] = summarize(scoreClassifier(rows, detect));
-  const lopo = scoreClassifier(rows, leaveOneProviderOut(rows));
+  const leaveOut = leaveOneProviderOut(rows);
+  const lopo = scoreClassifier(rows, leaveOut);
+  results.held_out = scoreFile(rows, HELD_OUT_FILE, leaveOut);
+  results.near_misses = scoreFile(rows, 'nearMisses', leaveOut);
   results.spillway_leave_one_provider_out = {
     ...summarize(lopo),
     ...counts(lopo),

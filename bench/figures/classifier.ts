@@ -18,6 +18,11 @@ interface Counted extends Scores {
   figures_correct: number;
 }
 
+/** One fixture file scored with the full catalog and leave one provider out. */
+interface FileScore extends Counted {
+  leave_one_provider_out: Counted & { misses: string[] };
+}
+
 export interface ClassifierResult {
   rows: number;
   spillway: Scores;
@@ -27,6 +32,8 @@ export interface ClassifierResult {
   generic_substrings: Scores;
   spillway_leave_one_provider_out: Counted & { providers: number; misses: string[] };
   development_corpus: Record<string, Counted>;
+  held_out?: FileScore;
+  near_misses?: FileScore;
 }
 
 const FIXTURE_NAMES: Record<string, string> = {
@@ -34,11 +41,13 @@ const FIXTURE_NAMES: Record<string, string> = {
   nib: 'nib',
   extra: 'extra providers',
   servers: 'servers and wrappers',
+  nearMisses: 'near misses',
+  heldOut: 'held out (no catalog row written for them)',
 };
 
 function countedRow(name: string, row: Counted): string[] {
   const share = (part: number, whole: number) =>
-    `${part}/${whole} (${percent(whole === 0 ? 1 : part / whole, 0)})`;
+    whole === 0 ? 'n/a' : `${part}/${whole} (${percent(part / whole, 0)})`;
   return [
     name,
     String(row.rows),
@@ -49,10 +58,14 @@ function countedRow(name: string, row: Counted): string[] {
   ];
 }
 
-/** Each fixture file, and leave one provider out over all of them. */
+/**
+ * Each fixture file, and leave one provider out over all of them; then the held-out overflows and
+ * the near-miss corpus, each scored both ways.
+ */
 export function classifierFixtureTable(result: ClassifierResult): string {
   const loo = result.spillway_leave_one_provider_out;
-  return table(
+  const heldOut = classifierHeldOut(result);
+  const rows = table(
     ['fixtures', 'rows', 'recall', 'kind accuracy', 'false positives', 'figures exact'],
     [
       ...Object.entries(result.development_corpus).map(([name, row]) =>
@@ -61,6 +74,23 @@ export function classifierFixtureTable(result: ClassifierResult): string {
       countedRow(`**leave one provider out** (all files, ${loo.providers} providers)`, loo),
     ],
   );
+  return heldOut === '' ? rows : `${rows}\n\n${heldOut}`;
+}
+
+/**
+ * The held-out overflows and the near-miss corpus, each with the full catalog and with every
+ * provider's own catalog rows removed.
+ */
+export function classifierHeldOut(result: ClassifierResult): string {
+  const { held_out: held, near_misses: near } = result;
+  if (!held || !near) return '';
+  const share = (part: number, whole: number) =>
+    `${part}/${whole} (${percent(whole === 0 ? 1 : part / whole, 0)})`;
+  const lopo = held.leave_one_provider_out;
+  return [
+    `Held out: ${share(held.detected, held.overflows)} of the overflows found with the full catalog, ${share(lopo.detected, lopo.overflows)} with each provider's own rows removed.`,
+    `Near misses: ${near.false_positives} of ${near.negatives} called an overflow with the full catalog, ${near.leave_one_provider_out.false_positives} with each provider's own rows removed.`,
+  ].join(' ');
 }
 
 /** The rows leave-one-provider-out misses. */

@@ -3,9 +3,14 @@
  * The counting endpoints, answered for the request Spillway would send: Anthropic's
  * `POST /v1/messages/count_tokens` (Claude Code calls it to decide when to compact) and the
  * Responses API's `POST /v1/responses/input_tokens`. The body is fitted by the conversation's
- * driver, as the next send will be, and the fitted body is counted by the upstream's own endpoint
- * (an exact count); when the upstream has none, the answer is Spillway's count of the fitted body,
- * in the endpoint's shape, with `x-spillway-count` saying which count it is.
+ * driver, as the next send will be, and the answer is the best count of the fitted body there is,
+ * in the endpoint's shape, with `x-spillway-count` saying which:
+ * 1. `upstream`: the upstream's own count, from the same endpoint when it has one, else from its
+ *    counting endpoint (vLLM `/tokenize`, llama.cpp `/apply-template` + `/tokenize`, TGI
+ *    `/chat_tokenize`, Anthropic `count_tokens`, OpenAI `input_tokens`, Gemini `countTokens`);
+ * 2. otherwise the fit's own count and its source: `anchored` (the upstream's usage of the request
+ *    this one extends, plus the estimate of what was appended), `exact` (a tokenizer for the model),
+ *    `calibrated` or `estimate`.
  */
 import {
   type ChatRequest,
@@ -18,7 +23,24 @@ import { forwardUnchanged } from './forward-unchanged.js';
 import { prepare, readChatRequest, spillwayHeaders } from './handle-chat-request.js';
 import { previousResponseId, SERVER_STATE_FIT } from './handle-responses-request.js';
 import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
+import { upstreamCountEndpoint } from './upstream-counters.js';
 import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
+
+/** What a counting route answers: the body, its status and headers, and whose count it is. */
+interface CountAnswer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[]>;
+  /** `x-spillway-count`: `upstream`, or the fit's count source. */
+  source: string;
+  /** `x-spillway-count-endpoint`: the upstream path that counted, when the upstream did. */
+  endpoint?: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Upstream paths that answered 404 or 405 to a count, by upstream: not asked again. */
+const missingPaths = new WeakMap<ProxyRuntime, Set<string>>();
 
 /** The count a counting endpoint answers: `input_tokens`, when its JSON has one. */
 function inputTokensOf(text: string): number | undefined {
@@ -30,32 +52,100 @@ function inputTokensOf(text: string): number | undefined {
   }
 }
 
-/** Spillway's own answer, in the endpoint's shape. */
-function estimateBody(format: RequestFormat, tokens: number): unknown {
-  return format === 'anthropic'
-    ? { input_tokens: tokens }
-    : { object: 'response.input_tokens', input_tokens: tokens };
+/** A count in the endpoint's shape. */
+function countBody(format: RequestFormat, tokens: number): string {
+  return JSON.stringify(
+    format === 'anthropic'
+      ? { input_tokens: tokens }
+      : { object: 'response.input_tokens', input_tokens: tokens },
+  );
 }
 
-/** Asks the upstream's counting endpoint about the fitted body; `undefined` when it gives no count. */
-async function upstreamCount(
+/** Step 1: the fitted body on the upstream's own copy of this endpoint; `undefined` when it gives no count. */
+async function sameEndpointCount(
   runtime: ProxyRuntime,
   exchange: Exchange,
   fitted: ChatRequest,
-): Promise<{ status: number; text: string; headers: Record<string, string | string[]> } | undefined> {
+): Promise<CountAnswer | undefined> {
+  const missing = missingPaths.get(runtime) ?? new Set<string>();
+  missingPaths.set(runtime, missing);
+  if (missing.has(exchange.path)) return undefined;
   const body = Buffer.from(JSON.stringify(writeRequest(fitted)));
   const started = performance.now();
   try {
     const reply = await sendAndRead({ ...upstreamJsonPost(runtime, exchange, body), isStream: () => false });
     const text = (reply.body ?? Buffer.alloc(0)).toString('utf8');
     const status = reply.response.statusCode ?? 502;
+    if (status === 404 || status === 405) missing.add(exchange.path);
     if (status >= 300 || inputTokensOf(text) === undefined) return undefined;
-    return { status, text, headers: forwardedResponseHeaders(reply.response.headers) };
+    return {
+      status,
+      text,
+      headers: forwardedResponseHeaders(reply.response.headers),
+      source: 'upstream',
+      endpoint: exchange.path,
+    };
   } catch {
     return undefined;
   } finally {
     exchange.upstreamMs += performance.now() - started;
   }
+}
+
+/** The endpoint kinds step 1 already asked, for each route's format. */
+const SAME_KIND: Readonly<Record<RequestFormat, string>> = {
+  anthropic: 'anthropic',
+  responses: 'openai',
+  openai: 'openai',
+};
+
+/** The path each counting endpoint kind answers on, for `x-spillway-count-endpoint`. */
+const COUNT_PATHS: Readonly<Record<string, string>> = {
+  vllm: '/tokenize',
+  sglang: '/tokenize',
+  llamacpp: '/tokenize',
+  tgi: '/chat_tokenize',
+  anthropic: '/v1/messages/count_tokens',
+  openai: '/v1/responses/input_tokens',
+  gemini: '/v1beta/models/{model}:countTokens',
+};
+
+/**
+ * Step 2: the fitted request on the upstream's counting endpoint. Only an exact count is the
+ * upstream's own: SGLang's `/tokenize` has no chat template, so its count is left out.
+ */
+async function serverEndpointCount(
+  runtime: ProxyRuntime,
+  exchange: Exchange,
+  format: RequestFormat,
+  fitted: ChatRequest,
+): Promise<CountAnswer | undefined> {
+  const started = performance.now();
+  try {
+    const counter = await upstreamCountEndpoint({ runtime, exchange, model: fitted.model });
+    if (counter === undefined || counter.kind === SAME_KIND[format]) return undefined;
+    const counted = await counter.measure(fitted, { signal: exchange.signal });
+    if (!counted.ok || !counted.exact) return undefined;
+    return {
+      status: 200,
+      text: countBody(format, counted.tokens),
+      headers: JSON_HEADERS,
+      source: 'upstream',
+      endpoint: COUNT_PATHS[counted.kind],
+    };
+  } finally {
+    exchange.upstreamMs += performance.now() - started;
+  }
+}
+
+/** Step 3: the fit's own count of the fitted request, and where it came from. */
+function fitCount(format: RequestFormat, fit: FitResult): CountAnswer {
+  return {
+    status: 200,
+    text: countBody(format, fit.estimate),
+    headers: JSON_HEADERS,
+    source: fit.countSource,
+  };
 }
 
 /**
@@ -93,15 +183,17 @@ export async function handleCountTokens({
     return;
   }
   if (exchange.signal.aborted) return;
-  const headers = spillwayHeaders(fit, 'none');
-  const counted = await upstreamCount(runtime, exchange, fit.request);
+  const answer =
+    (await sameEndpointCount(runtime, exchange, fit.request)) ??
+    (await serverEndpointCount(runtime, exchange, format, fit.request)) ??
+    fitCount(format, fit);
   if (exchange.signal.aborted) return;
-  const text = counted?.text ?? JSON.stringify(estimateBody(format, fit.estimate));
-  exchange.response.writeHead(counted?.status ?? 200, {
-    ...(counted?.headers ?? { 'content-type': 'application/json' }),
-    ...headers,
-    'x-spillway-count': counted ? 'upstream' : fit.countSource,
-    'content-length': String(Buffer.byteLength(text)),
+  exchange.response.writeHead(answer.status, {
+    ...answer.headers,
+    ...spillwayHeaders(fit, 'none'),
+    'x-spillway-count': answer.source,
+    ...(answer.endpoint === undefined ? {} : { 'x-spillway-count-endpoint': answer.endpoint }),
+    'content-length': String(Buffer.byteLength(answer.text)),
   });
-  exchange.response.end(text);
+  exchange.response.end(answer.text);
 }

@@ -2,12 +2,19 @@
  * @module
  * The counts a proxied request can have besides Spillway's estimate: the model's own tokenizer,
  * where its package is installed (gpt-tokenizer, a dependency, for OpenAI models), and the
- * upstream's counting endpoint, where discovery found a self-hosted server that has one (vLLM's
- * `/tokenize`, llama.cpp's `/apply-template` + `/tokenize`). Both settle only a request the estimate
- * alone cannot place; a request that clearly fits is never counted.
+ * upstream's counting endpoint (vLLM's `/tokenize`, llama.cpp's `/apply-template` + `/tokenize`,
+ * TGI's `/chat_tokenize`, Anthropic's `count_tokens`, OpenAI's `input_tokens`, Gemini's
+ * `countTokens`). For a send, both settle only a request the estimate alone cannot place, and only
+ * a self-hosted server discovery already found is asked (a local round trip); the counting routes
+ * ask whatever endpoint the upstream has, once it is detected.
  */
 import type { MeasureRequest, TokenCounter } from '../core/index.js';
-import { createServerCounter } from '../models/index.js';
+import {
+  type CountEndpointKind,
+  createServerCounter,
+  detectCountEndpoint,
+  type ServerCounter,
+} from '../models/index.js';
 import type { Exchange, ProxyRuntime } from './proxy-runtime.js';
 import { credentialHeaders } from './redact-secrets.js';
 import type { UpstreamLimits } from './resolve-upstream-limits.js';
@@ -21,6 +28,16 @@ export interface UpstreamCounters {
   exact?: TokenCounter;
   /** The upstream's counting endpoint, with this request's credentials. */
   measure?: MeasureRequest;
+}
+
+/** A counter on the upstream's `kind` of counting endpoint, with this request's credentials. */
+function serverCounter(runtime: ProxyRuntime, exchange: Exchange, kind: CountEndpointKind): ServerCounter {
+  return createServerCounter({
+    baseUrl: runtime.upstreamRoot,
+    kind,
+    headers: credentialHeaders(exchange.request.headers),
+    ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
+  });
 }
 
 /**
@@ -46,15 +63,51 @@ export async function upstreamCounters({
   const server = limits.server;
   const counter =
     server !== undefined && (COUNTING_SERVERS as Set<string>).has(server)
-      ? createServerCounter({
-          baseUrl: runtime.upstreamRoot,
-          kind: server as 'vllm' | 'llamacpp',
-          headers: credentialHeaders(exchange.request.headers),
-          ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
-        })
+      ? serverCounter(runtime, exchange, server as 'vllm' | 'llamacpp')
       : undefined;
   return {
     ...(exact?.exact ? { exact } : {}),
     ...(counter ? { measure: (request, options) => counter.count(request, options) } : {}),
   };
+}
+
+/** Detected counting endpoints, by upstream (the runtime) and model: detection probes once. */
+const detected = new WeakMap<ProxyRuntime, Map<string, Promise<CountEndpointKind | undefined>>>();
+
+/**
+ * The upstream's counting endpoint as a counter, or `undefined` when it has none Spillway knows
+ * (Ollama, LM Studio, a gateway). Detection runs once per upstream and model and shares the
+ * proxy's discovery cache, so a server discovery already found costs no new probe.
+ *
+ * @example
+ * const counter = await upstreamCountEndpoint({ runtime, exchange, model: 'qwen' });
+ * const counted = await counter?.measure(fit.request); // { ok: true, tokens: 5091, kind: 'vllm', … }
+ */
+export async function upstreamCountEndpoint({
+  runtime,
+  exchange,
+  model,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  model: string | undefined;
+}): Promise<ServerCounter | undefined> {
+  let byModel = detected.get(runtime);
+  if (!byModel) {
+    byModel = new Map();
+    detected.set(runtime, byModel);
+  }
+  let kind = byModel.get(model ?? '');
+  if (!kind) {
+    kind = detectCountEndpoint({
+      baseUrl: runtime.upstreamRoot,
+      ...(model === undefined ? {} : { model }),
+      headers: credentialHeaders(exchange.request.headers),
+      cache: runtime.discovery,
+      ...(runtime.fetch ? { fetch: runtime.fetch } : {}),
+    }).catch(() => undefined);
+    byModel.set(model ?? '', kind);
+  }
+  const found = await kind;
+  return found === undefined ? undefined : serverCounter(runtime, exchange, found);
 }

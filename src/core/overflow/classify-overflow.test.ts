@@ -8,6 +8,7 @@ import {
   overflowScanText,
 } from './classify-overflow.js';
 import { overflowRegex } from './overflow-regex.js';
+import { SUCCESS_STATUS_PATTERN } from './success-answer.js';
 import { windowFromOverflow } from './window-from-overflow.js';
 
 // Real messages (see the corpus ids and the catalog sources).
@@ -158,7 +159,7 @@ describe('classifyOverflow on bodies', () => {
     ].join('\n');
     expect(classifyOverflow({ status: 200, body: chatty })).toEqual({
       kind: 'none',
-      pattern: NO_MATCH_PATTERN,
+      pattern: SUCCESS_STATUS_PATTERN,
     });
   });
 });
@@ -171,6 +172,18 @@ describe('classifyOverflow and the HTTP status', () => {
     expect(classifyOverflow({ status: 422, body }).kind).toBe('context');
     expect(classifyOverflow({ status: 500, body })).toEqual({ kind: 'none', pattern: NO_MATCH_PATTERN });
     expect(classifyOverflow({ status: 429, body }).kind).toBe('none');
+  });
+
+  it("reads stated figures at 403 (Zed's model proxy), and keeps 401, 404 and 429 at none", () => {
+    const body =
+      'completion request failed, code: http_403 Forbidden, message: Context window exceeded: 306234 tokens exceeds the limit of 272000 tokens';
+    expect(classifyOverflow({ status: 403, body })).toMatchObject({
+      kind: 'context',
+      input: 306_234,
+      window: 272_000,
+    });
+    for (const status of [401, 404, 429]) expect(classifyOverflow({ status, body }).kind).toBe('none');
+    expect(classifyOverflow({ status: 403, body: 'Error: Message exceeds token limit.' }).kind).toBe('none');
   });
 
   it('classifies provider wording at any status (LocalAI 500, LiteLLM 503)', () => {
@@ -196,7 +209,7 @@ describe('classifyOverflow and the HTTP status', () => {
     const content = 'data: {"choices":[{"delta":{"content":"a prompt is too long for the context"}}]}\n\n';
     expect(classifyOverflow({ status: 200, body: content })).toEqual({
       kind: 'none',
-      pattern: NO_MATCH_PATTERN,
+      pattern: SUCCESS_STATUS_PATTERN,
     });
   });
 

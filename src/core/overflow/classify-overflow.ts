@@ -4,7 +4,13 @@
  */
 import { OVERFLOW_CATALOG } from './catalog/index.js';
 import { collectEvidence, httpStatus } from './collect-evidence.js';
-import { classifyGeneric, GENERIC_FINISH_REASON_PATTERN } from './generic/index.js';
+import {
+  classifyGeneric,
+  extractFigures,
+  GENERIC_FINISH_REASON_PATTERN,
+  nearMissGate,
+  OUTPUT_TRUNCATED_GATE,
+} from './generic/index.js';
 import { overflowInfo } from './overflow-info.js';
 import { parseFigure } from './parse-figure.js';
 import { holdsOneOf, requiredLiteralsOf, wordsOf } from './required-text.js';
@@ -15,6 +21,7 @@ import {
   normalizeScanText,
   SSE_DATA_LINE,
 } from './scan-text.js';
+import { isSuccessfulAnswer, SUCCESS_STATUS_PATTERN } from './success-answer.js';
 import {
   FIGURE_GROUPS,
   type OverflowFigures,
@@ -197,6 +204,15 @@ function outranks(generic: OverflowInfo | undefined, match: RowMatch): boolean {
 }
 
 /**
+ * A served request: `none`. A reply cut at its output limit keeps the usage figures it states, as the
+ * generic layer's gate does; nothing else a 2xx says is read.
+ */
+function servedAnswer(text: string): OverflowInfo {
+  if (nearMissGate(text) !== OUTPUT_TRUNCATED_GATE) return { kind: 'none', pattern: SUCCESS_STATUS_PATTERN };
+  return overflowInfo('none', extractFigures(text).figures, SUCCESS_STATUS_PATTERN);
+}
+
+/**
  * An error event inside a 200 stream is the error itself: the 200 belongs to the stream, so the status
  * counts as unknown unless the body states one.
  */
@@ -218,7 +234,9 @@ function genericMatch(text: string, events: string, status: number | undefined):
 }
 
 /**
- * Classifies a provider rejection. Tries the caller's `patterns`, then {@link OVERFLOW_CATALOG}; the
+ * Classifies a provider rejection. A 2xx answer is never an overflow, unless it carries an error of
+ * its own (an SSE error event, an error envelope in place of the answer): that is decided first, here,
+ * for every caller that passes a status. Then it tries the caller's `patterns`, then {@link OVERFLOW_CATALOG}; the
  * first match wins, except that generic wording without figures is weak. What no row recognizes (or
  * only weak wording does) goes to the generic layer: near-miss gates (rate limits, quotas, auth,
  * byte sizes, overloads, truncated replies) keep it at `none`; otherwise the figures it states are
@@ -250,6 +268,8 @@ export function classifyOverflow(options: ClassifyOverflowOptions): OverflowInfo
   } = options ?? ({} as ClassifyOverflowOptions);
   const evidence = collectEvidence(body, error);
   const raw = capScanText(evidence.texts.join('\n'));
+  if (isSuccessfulAnswer({ status: httpStatus(status) ?? evidence.status, text: raw }))
+    return servedAnswer(normalizeScanText(raw));
   const events = errorEventsOf(raw);
   const text = normalizeScanText(events);
   const match = catalogMatch(text, events, patterns, catalog);

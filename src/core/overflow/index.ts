@@ -35,6 +35,7 @@ export {
 export { FIGURE_SOURCE, overflowRegex } from './overflow-regex.js';
 export { parseFigure } from './parse-figure.js';
 export { MAX_SCAN_CHARS, SCAN_HEAD_CHARS, SCAN_TAIL_CHARS } from './scan-text.js';
+export { isSuccessfulAnswer, isSuccessStatus, SUCCESS_STATUS_PATTERN } from './success-answer.js';
 export {
   FIGURE_GROUPS,
   type FigureGroup,

@@ -12,6 +12,14 @@ describe('figure candidates', () => {
     expect(figureCandidates('got -7584.')[0]).toMatchObject({ value: 7584, negative: true });
   });
 
+  it('skips the digits of a time of day and a time zone', () => {
+    expect(
+      figureCandidates('2026-08-08T18:17:48+02:00 ERROR 10:21:05 request (8250 tokens)').map(
+        (candidate) => candidate.value,
+      ),
+    ).toEqual([8250]);
+  });
+
   it('puts back the spaces a client dropped around a figure', () => {
     expect(unglueFigures('The prompt is2614tokens and the context window is2048!')).toBe(
       'The prompt is 2614 tokens and the context window is 2048!',
@@ -25,6 +33,21 @@ describe('figure candidates', () => {
 });
 
 describe('extractFigures', () => {
+  it('reads the subject of "exceeds" as the measured amount, before a window cue', () => {
+    // held-out zed-cloud-403-context-01, librechat-abort-ctx-01
+    expect(figures('Context window exceeded: 306234 tokens exceeds the limit of 272000 tokens')).toEqual({
+      input: 306_234,
+      window: 272_000,
+    });
+    expect(figures('Prompt token count of 4662 exceeds max token count of 4095.')).toEqual({
+      input: 4662,
+      window: 4095,
+    });
+    expect(figures('{ "error": "input length exceeds maximum context length", "status_code": 400 }')).toEqual(
+      {},
+    );
+  });
+
   it('reads the prompt, the window and the output from the words around them', () => {
     expect(figures('Prompt length (5056) exceeds maximum sequence length (2048)')).toEqual({
       input: 5056,

@@ -43,7 +43,7 @@ function clauseBefore(text: string, index: number): string {
   return window.slice(start);
 }
 
-const STATUS_BEFORE = /(?:error|failed|status|code|http|api error)[\s:=_(-]*$/i;
+const STATUS_BEFORE = /(?:error|failed|status|code|http|api error)["'\s:=_(-]*$/i;
 const STATUS_AFTER =
   /^\s*(?:[{[-]|bad request|client error|unprocessable|internal server|service unavailable|invalid_argument)/i;
 
@@ -100,6 +100,7 @@ function roleFromWords(text: string, candidate: FigureCandidate, previousEnd: nu
   }
   if (after === 'window' || after === 'exclusive')
     return { role: resolve('limit', subject), exclusive: after === 'exclusive' };
+  if (after === 'measured') return { role: resolve('measured', subject), exclusive: false };
   return { role: resolve(before, subject), exclusive: false };
 }
 

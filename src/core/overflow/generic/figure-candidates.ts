@@ -1,7 +1,7 @@
 /**
  * @module
  * The numbers of a scan text that can be figures, with where they sit. Identifiers, versions, dates,
- * paths and hashes hold digits too (`gpt-4o`, `claude-3-5-sonnet@20240620`, `4.104.0`,
+ * times of day, paths and hashes hold digits too (`gpt-4o`, `claude-3-5-sonnet@20240620`, `4.104.0`,
  * `req_011CSPcw1j`, `/issues/37289`): a figure stands on its own, bounded by spaces or punctuation.
  */
 import { GROUPED_DIGITS, parseFigure } from '../parse-figure.js';
@@ -42,9 +42,18 @@ const NUMBER = new RegExp(`(?<![\\w.@#$%/\\\\]|[\\w.]-)(?:${GROUPED_DIGITS})`, '
 /** Characters that make a digit run part of a longer token when they touch it. */
 const TOKEN_CHARACTER = /[\w@#$%/\\]/;
 
+/** A digit run that is part of a clock time or a time zone (`18:17:48`, `+02:00`), not a figure. */
+function isTimePart(text: string, start: number, end: number): boolean {
+  return (
+    (text[start - 1] === ':' && /\d/.test(text[start - 2] ?? '')) ||
+    (text[end] === ':' && /\d/.test(text[end + 1] ?? ''))
+  );
+}
+
 function standsAlone(text: string, start: number, end: number): boolean {
   const before = text[start - 1];
   const after = text[end];
+  if (isTimePart(text, start, end)) return false;
   if (before !== undefined && (TOKEN_CHARACTER.test(before) || before === '.')) return false;
   if (before === '-' && /[\w.]/.test(text[start - 2] ?? '')) return false;
   if (after !== undefined && TOKEN_CHARACTER.test(after)) return false;

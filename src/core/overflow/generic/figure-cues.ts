@@ -44,7 +44,7 @@ const LEFT_CUES: readonly Cue[] = [
   {
     role: 'window',
     source:
-      'maxlength|max_model_len|max_total_tokens|max_input_len|max_seq_len|n_ctx|context[ _]?(?:length|window|size|limit|len)|token limit|kv size',
+      'maxlength|max_model_len|max_total_tokens|max_input_len|max_seq_len|n_ctx|context[ _]?(?:length|window|size|limit|len)|token limit|kv size|max(?:imum)? token count',
   },
   {
     role: 'output',
@@ -89,6 +89,8 @@ const RIGHT_CUES: readonly Cue[] = [
   { role: 'output', source: String.raw`(?:tokens? )?(?:in|for) (?:the )?(?:completion|output)\b` },
   { role: 'output', source: String.raw`(?:output|completion) tokens?\b|'?max(?:_new)?_tokens\b` },
   { role: 'window', source: String.raw`(?:tokens )?maximum\b` },
+  // The subject of "exceeds" is the measured amount (`306234 tokens exceeds the limit of 272000`).
+  { role: 'measured', source: String.raw`(?:tokens?\b[\s)]*)?exceeds?\b` },
 ];
 
 /** One capturing group per cue, in order (cue sources use only non-capturing groups). */

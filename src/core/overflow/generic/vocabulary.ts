@@ -30,7 +30,7 @@ export const NEAR_MISS_GATES: readonly Gate[] = [
   {
     name: 'near-miss-auth',
     words:
-      /\bunauthori[sz]ed\b|authentication|invalid[ _]api[ _]key|incorrect api key|permission[ _]denied|\bforbidden\b|x-api-key/i,
+      /\bunauthori[sz]ed\b|authentication|invalid[ _]api[ _]key|incorrect api key|permission[ _]denied|(?<![0-9][ _])\bforbidden\b|x-api-key/i,
   },
   {
     name: 'near-miss-byte-size',
@@ -49,12 +49,44 @@ export const NEAR_MISS_GATES: readonly Gate[] = [
   {
     name: 'near-miss-validation',
     words:
-      /\.id'?: string too long|array too long|array_above_max_length|(?:above maximum|below minimum) value|unsupported parameter|is not supported|content[ _]filter|content management policy|not found\b/i,
+      /\.id'?: string too long|array too long|array_above_max_length|(?:above maximum|below minimum) value|unsupported parameter|is not supported|content[ _]filter|content management policy|not found\b|\b(?:must|should) be (?:greater|larger) than\b|\bbudget_tokens\b/i,
+  },
+  {
+    // Limits on images and documents: pixels a side, images or PDF pages a request. Anthropic's "At
+    // least one of the image dimensions exceed max allowed size: 8000 pixels", vLLM's "At most 5
+    // image(s) may be provided in one request", "A maximum of 100 PDF pages may be provided".
+    name: 'near-miss-media',
+    words:
+      /\bpixels?\b|\b\d+ ?px\b|\bimage (?:count|dimensions?)\b|too many images|too much media|\bimages?\b[^.]{0,40}\b(?:at most|maximum of|max is|limit)\b|\b(?:at most|maximum of) \d+ (?:image|PDF page|page)s?\b|\b\d+ images?\b|\bPDF (?:pages?|too large)\b/i,
+  },
+  {
+    // A client's cap on one tool result or one file read, enforced before anything is sent: Claude
+    // Code's "MCP tool \"x\" response (26638 tokens) exceeds maximum allowed tokens (25000)" and
+    // "File content (28375 tokens) exceeds maximum allowed tokens (25000). Please use offset and
+    // limit parameters…". The model's window is not involved.
+    name: 'near-miss-tool-output',
+    words:
+      /\bMCP tool\b|\btool (?:result|response|output)s?\b[^.]{0,60}\b(?:exceed|too (?:large|long)|truncat|maximum)|\bfile content \(|\bresult \([\d,]+ (?:characters|tokens)\)|offset and limit parameters|use pagination|output has been saved to/i,
+  },
+  {
+    // Warnings and configuration notices: a tokenizer's model_max_length (Hugging Face "Token indices
+    // sequence length is longer than the specified maximum sequence length for this model (2409 >
+    // 2048). Running this sequence through the model will result in indexing errors"), generate()'s
+    // "friendly reminder", llama.cpp's and Ollama's load-time notes on n_ctx_train, vLLM's engine
+    // start, and a server that truncated the input itself and answered.
+    name: 'near-miss-advisory',
+    words:
+      /indexing errors|token indices sequence length|friendly reminder|may observe exceptions|\bn_ctx_train\b|training context|will not be utilized|gpu_memory_utilization|when initializing the engine|requested context size too large|\btruncating (?:the )?(?:input|prompt)\b|\b(?:input|prompt|chunk|max_new_tokens)(?: is| was)? truncated\b|\btruncated (?:before|to)\b/i,
   },
 ];
 
-/** Statuses that are never an overflow, whatever the body says. */
-export const NEAR_MISS_STATUSES: readonly number[] = [401, 403, 404, 429];
+/**
+ * Statuses that are never an overflow, whatever the body says. 403 is not one: Zed's model proxy
+ * answers "http_403 Forbidden, message: Context window exceeded: 306234 tokens exceeds the limit of
+ * 272000 tokens" (zed-industries/zed#62362); a 403 without figures stays weak evidence, which does
+ * not classify at 403.
+ */
+export const NEAR_MISS_STATUSES: readonly number[] = [401, 404, 429];
 
 /**
  * What an overflow is about: tokens, the context, the prompt or its length. A text with none of these
@@ -87,7 +119,7 @@ const CONTEXT_WORDS = new RegExp(
   [
     String.raw`\bcontext[\s_-]*(?:length|window|size|limit)?[\s_-]*(?:has been |is )?(?:exceeded|exceeds|overflows?)`,
     String.raw`\b(?:exceed(?:s|ed)?|exhausted|(?:longer|larger|greater|bigger) than|out of room in)(?: (?:the|your|this|model'?s?|available|maximum|configured|allowed|current))* (?:context|token limit|max(?:imum)? (?:length|context)|kv size|input length|sequence length|model token)`,
-    String.raw`\b(?:prompt|input|inputs|request|message|messages|conversation|chat session|text|tokens)(?: size| length| tokens?)?(?: \([^)]{0,30}\))?(?: is| are)? (?:too (?:long|large|big)|exceeds?)\b`,
+    String.raw`\b(?:prompt|input|inputs|request|message|messages|conversation|chat session|text|tokens|context)(?: size| length| tokens?)?(?: \([^)]{0,30}\))?(?: is| are)? (?:too (?:long|large|big)|exceeds?)\b`,
     String.raw`\btoo many (?:input )?tokens\b|\breduce the length of the (?:messages|prompt|input)|\bmax(?:imum)? length exceeded`,
   ].join('|'),
   'i',
