@@ -3,7 +3,7 @@
  * `spillway demo`: an emulated backend in-process, and the same scripted coding session run twice
  * against it, once through a plain client and once through Spillway.
  */
-import { ConversationDriver, computeBudget, SpillwayError } from '../core/index.js';
+import { ConversationDriver, computeBudget, SpillwayError, sendPolicy } from '../core/index.js';
 import {
   ANTHROPIC_DEFAULTS,
   type EmulatorProfileName,
@@ -178,12 +178,9 @@ export async function runDemo({
     });
     // Spillway's run resolves as `spillway chat` would: the probe may correct what is advertised.
     const limits = await resolveLimits({ model: backend.model, baseUrl, cache: false });
-    const driver = new ConversationDriver({
-      model: backend.model,
-      contextLength: limits.contextLength,
-      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-      adoptsHistory: true,
-    });
+    const driver = new ConversationDriver(
+      sendPolicy({ surface: 'demo', model: backend.model, limits }).driver,
+    );
     const { reserve } = computeBudget({
       contextLength: limits.contextLength,
       ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),

@@ -11,6 +11,7 @@ import {
   type Message,
   SpillwayError,
   type Summarizer,
+  sendPolicy,
   type ToolDefinition,
   toolResultLimit,
 } from '../core/index.js';
@@ -153,7 +154,8 @@ function startRun(options: RunToolLoopOptions): Run {
       'invalid_argument',
       'runToolLoop needs messages (at least the user task) or a state to resume',
     );
-  const driver = options.driver ?? new ConversationDriver({ passthrough: true, adoptsHistory: true });
+  const driver =
+    options.driver ?? new ConversationDriver(sendPolicy({ surface: 'loop', passthrough: true }).driver);
   if (options.resume?.driver) driver.restore(options.resume.driver);
   options.hooks?.onStart?.(state.messages);
   // Tool definitions are rebuilt only when the tool list changes, so the request's tool block keeps

@@ -11,6 +11,7 @@ import {
   ConversationDriver,
   createCalibration,
   type ManagerState,
+  sendPolicy,
   tokenizerFamilyOf,
 } from '../core/index.js';
 import { cachedEstimator } from './cached-estimator.js';
@@ -37,10 +38,11 @@ export interface OpenConversationDriverOptions {
 }
 
 /**
- * A driver for one request of a conversation: the upstream's limits, the proxy's overflow rows,
- * `max_tokens` only ever lowered (a request without one goes out without one), and the stored state.
- * The client has each reply once it is relayed, so no retry class resends; overflows are recovered
- * once, with compactions remembered as prefix replacements (SHA-256).
+ * A driver for one request of a conversation, by the send policy for the proxy: the upstream's
+ * limits, the proxy's overflow rows, `max_tokens` only ever lowered (a request without one goes out
+ * without one), and the stored state. The client has each reply once it is relayed, so no retry
+ * class resends; overflows are recovered once, with compactions remembered as prefix replacements
+ * (SHA-256).
  */
 export function openConversationDriver({
   runtime,
@@ -51,24 +53,25 @@ export function openConversationDriver({
   calibration,
   counters = {},
 }: OpenConversationDriverOptions): ConversationDriver {
-  const patterns = runtime.config?.overflowPatterns ?? [];
-  const driver = new ConversationDriver({
-    contextLength: limits.contextLength,
-    ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-    ...(limits.windowCheck === undefined ? {} : { windowCheck: limits.windowCheck }),
+  const policy = sendPolicy({
+    surface: 'proxy',
     ...(request.model === undefined ? {} : { model: request.model }),
-    counter: cachedEstimator(tokenizerFamilyOf(request.model)),
-    ...(settings.reserve === undefined ? {} : { reserve: settings.reserve }),
-    ...(settings.summaryMaxTokens === undefined ? {} : { summaryMaxTokens: settings.summaryMaxTokens }),
-    ...(settings.cutRunway === undefined ? {} : { cutRunway: settings.cutRunway }),
-    ...(patterns.length > 0 ? { overflowPatterns: patterns } : {}),
+    limits,
+    user: {
+      counter: cachedEstimator(tokenizerFamilyOf(request.model)),
+      reserve: settings.reserve,
+      summaryMaxTokens: settings.summaryMaxTokens,
+      cutRunway: settings.cutRunway,
+      overflowPatterns: runtime.config?.overflowPatterns ?? [],
+    },
     // The model's tokenizer as its id suggests: trusted only once it agrees with the upstream's reports.
-    ...(counters.exact ? { tokenizer: counters.exact } : {}),
-    ...(counters.measure ? { measure: counters.measure } : {}),
-    clamp: 'lower',
-    retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },
+    counting: {
+      ...(counters.exact ? { tokenizer: counters.exact } : {}),
+      ...(counters.measure ? { measure: counters.measure } : {}),
+    },
     hash: sha256,
   });
+  const driver = new ConversationDriver(policy.driver);
   const stored = conversation.driver ?? {};
   driver.restore({
     manager: {

@@ -51,7 +51,7 @@ export type SpillwayMiddlewareOptions = SpillwayAdapterOptions;
  * const { text } = await generateText({ model, tools, stopWhen: stepCountIs(50), prompt: 'Fix the tests.' });
  */
 export function spillwayMiddleware(options: SpillwayMiddlewareOptions = {}): LanguageModelMiddleware {
-  const session = new AdapterSession(options);
+  const session = new AdapterSession(options, 'ai-sdk');
   const calls = new WeakMap<LanguageModelCallOptions, { request: ChatRequest; provider: string }>();
   const send = async <Result>(
     params: LanguageModelCallOptions,

@@ -40,7 +40,7 @@ export function withSpillway<Client extends Anthropic>(
   const messages = wrapped.messages;
   const official = isAnthropicHost(wrapped.baseURL);
   const create = wrapSdkCreate({
-    session: new AdapterSession(options),
+    session: new AdapterSession(options, 'anthropic'),
     client: wrapped,
     APIPromise: APIPromise as unknown as SdkApiPromiseClass,
     create: messages.create.bind(messages) as unknown as SdkCreate,

@@ -48,7 +48,7 @@ export function withSpillway<Client extends OpenAI>(
   const official = isOpenAIHost(wrapped.baseURL);
   const field = options.maxTokensField ?? (official ? 'max_completion_tokens' : 'max_tokens');
   const create = wrapSdkCreate({
-    session: new AdapterSession(options),
+    session: new AdapterSession(options, 'openai'),
     client: wrapped,
     APIPromise: APIPromise as unknown as SdkApiPromiseClass,
     create: completions.create.bind(completions) as unknown as SdkCreate,

@@ -7,12 +7,17 @@ import {
   type ChatRequest,
   ConversationDriver,
   type DriverSendResult,
+  type SendSurface,
   type Summarizer,
+  sendPolicy,
   type Transport,
   type UsageReport,
 } from '../../core/index.js';
 import { resolveLimits } from '../../models/index.js';
 import type { SpillwayAdapterOptions } from './adapter-options.js';
+
+/** The adapter a session serves. */
+export type AdapterSurface = Extract<SendSurface, 'ai-sdk' | 'openai' | 'anthropic'>;
 
 /** Inputs of {@link AdapterSession.send}. */
 export interface AdapterSendOptions<Response> {
@@ -36,10 +41,12 @@ export interface AdapterSendOptions<Response> {
  */
 export class AdapterSession {
   readonly #options: SpillwayAdapterOptions;
+  readonly #surface: AdapterSurface;
   readonly #drivers = new Map<string, Promise<ConversationDriver>>();
 
-  constructor(options: SpillwayAdapterOptions = {}) {
+  constructor(options: SpillwayAdapterOptions = {}, surface: AdapterSurface = 'openai') {
     this.#options = options;
+    this.#surface = surface;
   }
 
   /**
@@ -95,18 +102,18 @@ export class AdapterSession {
         ? { contextLength, outputCap }
         : // The caller's figures replace the catalog's: the adapter's options are the user's word.
           await resolveLimits({ model, provider, hard: { contextLength, outputCap } });
-    const driver = new ConversationDriver({
+    // The model's tokenizer as its id suggests, where its package is installed: trusted only once
+    // its counts agree with the provider's reports, as on every surface.
+    const { exactCounterFor } = await import('../../tokenizers/index.js');
+    const tokenizer = model === '' ? undefined : await exactCounterFor(model);
+    const policy = sendPolicy({
+      surface: this.#surface,
       ...(model === '' ? {} : { model }),
-      ...(limits.contextLength === undefined ? {} : { contextLength: limits.contextLength }),
-      ...(limits.outputCap === undefined ? {} : { outputCap: limits.outputCap }),
-      ...(reserve === undefined ? {} : { reserve }),
-      ...(safetyRatio === undefined ? {} : { safetyRatio }),
-      ...(clamp === undefined ? {} : { clamp }),
-      ...(counter === undefined ? {} : { counter }),
-      ...(summaryMaxTokens === undefined ? {} : { summaryMaxTokens }),
-      ...(overflowPatterns === undefined ? {} : { overflowPatterns }),
-      retry: { streamInterrupted: 0, invalidToolArguments: 0, contextExhausted: 0, silentTruncation: 0 },
+      limits,
+      user: { reserve, safetyRatio, clamp, counter, summaryMaxTokens, overflowPatterns },
+      counting: tokenizer?.exact ? { tokenizer } : {},
     });
+    const driver = new ConversationDriver(policy.driver);
     if (onEvent) driver.subscribe((event) => onEvent({ ...event, model }));
     return driver;
   }
