@@ -1,9 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three suites. `npm test` runs `unit`: the unit tests and the integration tests that run in-process
+ * over loopback (a proxy, an emulator, an SDK client), a few minutes on two cores. `npm run
+ * test:e2e` runs `e2e`: everything that spawns the CLI or a terminal, installs the packed package,
+ * kills processes or floods a server. `npm run test:clients` runs `clients`: real agent CLIs from the
+ * npm registry. `.ci/run` runs all three.
+ */
+
+/** Tests that spawn processes, drive a terminal, install the package or load a server hard. */
+const E2E = [
+  'test/e2e/chat-print.test.ts',
+  'test/e2e/chat-terminal*.test.ts',
+  'test/e2e/cli-*.test.ts',
+  'test/e2e/demo-cli.test.ts',
+  'test/e2e/demo-report-render.test.ts',
+  'test/e2e/emulator-cli.test.ts',
+  'test/e2e/hostile-*.test.ts',
+  'test/e2e/limits-cli.test.ts',
+  'test/e2e/package-*.test.ts',
+  'test/e2e/proxy-cli.test.ts',
+  'test/e2e/proxy-load.test.ts',
+  'test/e2e/proxy-redis.test.ts',
+  'test/e2e/readme-commands.test.ts',
+  'test/e2e/store-crash.test.ts',
+  'test/e2e/wrap-*.test.ts',
+];
+
+/** Real agent CLIs, installed from the npm registry. */
+const CLIENTS = ['test/e2e/real-client*.test.ts'];
+
+const ALL = ['src/**/*.test.ts', 'test/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ALL, exclude: [...E2E, ...CLIENTS] } },
+      { extends: true, test: { name: 'e2e', include: E2E } },
+      { extends: true, test: { name: 'clients', include: CLIENTS } },
+    ],
   },
 });
