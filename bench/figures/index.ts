@@ -36,6 +36,7 @@ import {
   estimatorSummary,
 } from './estimator.js';
 import { type ExactCountersResult, exactCountersTable } from './exact-counters.js';
+import { clientsHeadline, type HeadlineClients } from './headline.js';
 import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
 import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
@@ -71,6 +72,7 @@ function figure<T>(name: string, file: string, render: (result: T) => string): F
 const paragraphs = (...parts: string[]) => parts.join('\n\n');
 
 export const FIGURES: Figure[] = [
+  figure<HeadlineClients>('headline', 'clients.json', clientsHeadline),
   figure<CliResult>('estimate-example', 'cli.json', estimateExample),
   figure<CliResult>('fit-example', 'cli.json', fitExample),
   figure<ChatResult>('chat', 'chat.json', chatTranscript),
