@@ -13,6 +13,8 @@ interface Bench {
   run: string;
   /** An HTML page drawn from the result, written beside the JSON as bench/results/<name>.html. */
   report?: (result: unknown) => Promise<string>;
+  /** Run only when named (`npm run bench -- NAME`): it takes as long as what it times. */
+  byName?: boolean;
 }
 
 const BENCHES: Bench[] = [
@@ -31,13 +33,14 @@ const BENCHES: Bench[] = [
   { name: 'demo', module: './demo.js', run: 'benchDemo' },
   { name: 'limits', module: './limits.js', run: 'benchLimits' },
   { name: 'chat', module: './chat.js', run: 'benchChat' },
+  { name: 'suites', module: './suites.js', run: 'benchSuites', byName: true },
 ];
 
 const results = new URL('./results/', import.meta.url);
 if (!existsSync(results)) mkdirSync(results, { recursive: true });
 const only = process.argv.slice(2);
 for (const bench of BENCHES) {
-  if (only.length > 0 && !only.includes(bench.name)) continue;
+  if (only.length > 0 ? !only.includes(bench.name) : bench.byName) continue;
   // A benchmark whose module is not in this checkout is skipped; any other failure is an error.
   if (!existsSync(new URL(bench.module.replace(/\.js$/, '.ts'), import.meta.url))) continue;
   const module = (await import(bench.module)) as Record<string, unknown>;
