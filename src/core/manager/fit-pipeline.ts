@@ -370,7 +370,7 @@ function shortenToFit(
 ): { candidate: Candidate; counted: RequestCount; shortened: number } {
   let candidate = floor;
   let counted = floor.count;
-  let shortened = 0;
+  const shortened = new Set<string>();
   for (let round = 0; round < SHORTEN_ROUNDS && verdictOf(counted, context) === 'over'; round++) {
     const factor = counted.raw > 0 ? counted.tokens / counted.raw : scalarFactor(context.calibration);
     const result = shortenNewest({
@@ -390,9 +390,9 @@ function shortenToFit(
       compression: result.state,
     };
     counted = count(context, candidate.messages);
-    shortened = result.shortened.length;
+    for (const id of result.shortened) shortened.add(id);
   }
-  return { candidate, counted, shortened };
+  return { candidate, counted, shortened: shortened.size };
 }
 
 /** The plan that sends a cut candidate as it is, with what it took out of `before`. */
