@@ -141,8 +141,10 @@ describe('the regression scenario through spillway serve', () => {
         expect(Number(record.headers?.estimate)).toBeLessThanOrEqual(Number(record.headers?.budget));
       expect(record.headers?.recovery).toBe('none');
     }
-    // The later turns were fitted: the upstream got less than the client's history.
+    // The whole history fits the 21,000 with room for a reply: it goes out whole, and max_tokens is
+    // lowered from the advertised cap to the room the prompt leaves.
     const last = sent.at(-1);
-    expect(last?.promptTokens).toBeLessThan(records.at(-1)?.clientPromptTokens ?? 0);
+    expect(last?.promptTokens).toBe(records.at(-1)?.clientPromptTokens);
+    expect(last?.maxTokens).toBeLessThan(ADVERTISED_OUTPUT);
   });
 });

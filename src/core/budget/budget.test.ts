@@ -19,6 +19,9 @@ describe('computeBudget', () => {
     expect(computeBudget({ contextLength: 100_000 }).reserve).toBe(1_024);
     expect(computeBudget({ contextLength: 4_096, maxTokens: 300 }).reserve).toBe(300);
     expect(computeBudget({ contextLength: 4_096, outputCap: 512 }).reserve).toBe(512);
+    // A quarter of a small window, at most.
+    expect(computeBudget({ contextLength: 1_200 }).reserve).toBe(300);
+    expect(computeBudget({ contextLength: 4_096 }).reserve).toBe(1_024);
     // A configured reserve is the caller's word.
     expect(computeBudget({ contextLength: 48_000, maxTokens: 32_000, reserve: 32_000 }).reserve).toBe(32_000);
   });
@@ -39,10 +42,10 @@ describe('computeBudget', () => {
     expect(computeBudget({ contextLength: 4_096, maxTokens: 512, safetyRatio: 0 }).counted).toBe(4_096 - 512);
   });
 
-  it('never reserves more than 1,024 tokens unless configured to, whatever the request asks', () => {
+  it('never reserves more than 1,024 tokens from a 4,096-token window up, whatever the request asks', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1_024, max: 2_000_000 }),
+        fc.integer({ min: 4_096, max: 2_000_000 }),
         fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined }),
         fc.option(fc.integer({ min: 1, max: 1_000_000 }), { nil: undefined }),
         (contextLength, maxTokens, outputCap) => {

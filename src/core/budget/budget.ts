@@ -47,6 +47,12 @@ export const COUNTED_MARGIN = 256;
  */
 export const DEFAULT_RESERVE = 1_024;
 
+/**
+ * In a small window the reserve never takes more than this share of it (a 1,200-token window keeps
+ * 300 for the reply, not 1,024); from 4,096 tokens up it does not bind.
+ */
+export const MAX_RESERVE_SHARE = 0.25;
+
 /** How a budget was derived, and the prompt tokens it allows. */
 export interface Budget {
   /** The context window used. */
@@ -76,8 +82,9 @@ export interface BudgetOptions extends ModelLimits {
 
 /**
  * `budget = window - reserve - safety`. The reserve is a configured one, else what a reply needs:
- * {@link DEFAULT_RESERVE}, or the request's `max_tokens` or the model's output cap when smaller (the
- * clamp gives each reply the room the prompt leaves, up to what it asked for). The safety margin is
+ * {@link DEFAULT_RESERVE}, or the request's `max_tokens`, the model's output cap or a quarter of a
+ * small window when smaller (the clamp gives each reply the room the prompt leaves, up to what it
+ * asked for). The safety margin is
  * 3% of the window, and applies to estimates only: a measured count is judged against `counted`,
  * which keeps {@link COUNTED_MARGIN} for template differences. An unknown window is
  * {@link FALLBACK_CONTEXT_LENGTH}. The budget can be negative: then nothing fits. The one place the
@@ -94,7 +101,7 @@ export function computeBudget({
   safetyRatio = DEFAULT_SAFETY_RATIO,
 }: BudgetOptions): Budget {
   const window = contextLength ?? FALLBACK_CONTEXT_LENGTH;
-  const chosenReserve = reserve ?? replyReserve({ maxTokens, outputCap });
+  const chosenReserve = reserve ?? replyReserve({ window, maxTokens, outputCap });
   const safety = Math.ceil(window * safetyRatio);
   const budget = window - chosenReserve - safety;
   const counted = window - chosenReserve - Math.min(safety, COUNTED_MARGIN);
@@ -103,18 +110,26 @@ export function computeBudget({
 
 /**
  * The reply reserve when none is configured: {@link DEFAULT_RESERVE}, or less when the request asks
- * for less or the model writes less. See {@link computeBudget}.
+ * for less, the model writes less, or the window is so small that a quarter of it is less. See
+ * {@link computeBudget}.
  *
  * @example
- * replyReserve({ maxTokens: 32_000 }); // 1024
- * replyReserve({ maxTokens: 300 }); // 300
+ * replyReserve({ window: 32_768, maxTokens: 32_000 }); // 1024
+ * replyReserve({ window: 32_768, maxTokens: 300 }); // 300
+ * replyReserve({ window: 1_200 }); // 300
  */
 export function replyReserve({
+  window,
   maxTokens,
   outputCap,
 }: {
+  window: number;
   maxTokens?: number | undefined;
   outputCap?: number | undefined;
 }): number {
-  return Math.max(1, Math.min(DEFAULT_RESERVE, maxTokens ?? DEFAULT_RESERVE, outputCap ?? DEFAULT_RESERVE));
+  const most = Math.floor(window * MAX_RESERVE_SHARE);
+  return Math.max(
+    1,
+    Math.min(DEFAULT_RESERVE, most, maxTokens ?? DEFAULT_RESERVE, outputCap ?? DEFAULT_RESERVE),
+  );
 }

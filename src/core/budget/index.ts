@@ -10,6 +10,7 @@ export {
   DEFAULT_RESERVE,
   DEFAULT_SAFETY_RATIO,
   FALLBACK_CONTEXT_LENGTH,
+  MAX_RESERVE_SHARE,
   type ModelLimits,
   replyReserve,
   type WindowCheck,

@@ -5,7 +5,6 @@ import {
 } from '../budget/detect-silent-truncation.js';
 import {
   type Budget,
-  CLAMP_MARGIN,
   type ClampMode,
   clampOutputTokens,
   computeBudget,
