@@ -11,6 +11,7 @@ import { forwardUnchanged } from './forward-unchanged.js';
 import { handleChatRequest } from './handle-chat-request.js';
 import { handleCountTokens } from './handle-count-tokens.js';
 import { handleResponsesRequest } from './handle-responses-request.js';
+import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from './owner-proof.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import { readRequestBody } from './read-request-body.js';
 import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
@@ -71,9 +72,26 @@ function parseTarget(target: string | undefined): URL | undefined {
   }
 }
 
-function sendText(response: ServerResponse, contentType: string, text: string): void {
-  response.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+function sendText(
+  response: ServerResponse,
+  contentType: string,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(200, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
+}
+
+/** The proof of the owner's secret a `/healthz` challenge asks for, when the proxy holds one. */
+function proofHeaders(runtime: ProxyRuntime, exchange: Exchange): Record<string, string> {
+  const challenge = exchange.request.headers[OWNER_CHALLENGE_HEADER];
+  if (runtime.ownerSecret === undefined || typeof challenge !== 'string') return {};
+  const proof = ownerProof(runtime.ownerSecret, challenge);
+  return proof === undefined ? {} : { [OWNER_PROOF_HEADER]: proof };
 }
 
 /** Reads the body and hands the exchange to the handler its route names. */
@@ -81,7 +99,7 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
   const { request, response } = exchange;
   if (route === 'healthz') {
     const health = { status: 'ok', upstream: runtime.upstreamRoot, store: runtime.state.store.kind };
-    sendText(response, 'application/json', JSON.stringify(health));
+    sendText(response, 'application/json', JSON.stringify(health), proofHeaders(runtime, exchange));
     return;
   }
   if (route === 'metrics') {
@@ -178,6 +196,7 @@ export function exchangeListener(
     const url = parseTarget(request.url);
     const method = request.method ?? 'GET';
     const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname);
+    if (url !== undefined) runtime.onRequest?.({ method, pathname: url.pathname });
     const controller = new AbortController();
     response.on('close', () => {
       const finished = response.writableFinished;
