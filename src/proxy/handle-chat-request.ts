@@ -181,8 +181,8 @@ function upstreamTransport({
 }
 
 /**
- * Handles `POST /v1/chat/completions`, `POST /v1/messages` and `POST /v1/responses` (the body in
- * `format`).
+ * Handles `POST /v1/chat/completions`, `POST /v1/messages`, `POST /v1/responses` and Gemini's
+ * `generateContent` / `streamGenerateContent` (the body in `format`).
  *
  * @example
  * await handleChatRequest({ runtime, exchange, body, format: 'openai' });
@@ -192,13 +192,16 @@ export async function handleChatRequest({
   exchange,
   body,
   format,
+  model,
 }: {
   runtime: ProxyRuntime;
   exchange: Exchange;
   body: Buffer;
   format: RequestFormat;
+  /** The model, when the URL names it and the body does not (Gemini). */
+  model?: string;
 }): Promise<void> {
-  const request = await readChatRequest({ runtime, exchange, body, format });
+  const request = await readChatRequest({ runtime, exchange, body, format, ...(model ? { model } : {}) });
   if (request === undefined) return;
   const prepared = await prepare(runtime, exchange, request);
   const { driver } = prepared;
@@ -271,11 +274,14 @@ export async function readChatRequest({
   exchange,
   body,
   format,
+  model,
 }: {
   runtime: ProxyRuntime;
   exchange: Exchange;
   body: Buffer;
   format: RequestFormat;
+  /** The model, when the URL names it and the body does not (Gemini). */
+  model?: string;
 }): Promise<ChatRequest | undefined> {
   let value: unknown;
   try {
@@ -290,7 +296,7 @@ export async function readChatRequest({
     return undefined;
   }
   try {
-    return readRequest(value, { format });
+    return readRequest(value, { format, ...(model ? { model } : {}) });
   } catch (error) {
     if (!SpillwayError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
     // Not a conversation Spillway can read: the upstream is the judge of what it accepts.

@@ -10,6 +10,7 @@ import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { handleChatRequest } from './handle-chat-request.js';
 import { handleCountTokens } from './handle-count-tokens.js';
+import { geminiCallOf, handleGeminiRequest } from './handle-gemini-request.js';
 import { handleResponsesRequest } from './handle-responses-request.js';
 import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from './owner-proof.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
@@ -32,6 +33,7 @@ type Route =
   | 'count_tokens'
   | 'responses'
   | 'responses_input_tokens'
+  | 'gemini'
   | 'passthrough'
   | 'forward'
   | 'invalid';
@@ -43,6 +45,7 @@ const FITTED_ROUTES: Partial<Record<Route, RequestFormat>> = {
   count_tokens: 'anthropic',
   responses: 'responses',
   responses_input_tokens: 'responses',
+  gemini: 'gemini',
 };
 
 /**
@@ -59,6 +62,7 @@ function routeOf(method: string, pathname: string): Route {
     if (pathname === '/v1/messages/count_tokens') return 'count_tokens';
     if (pathname === '/v1/responses') return 'responses';
     if (pathname === '/v1/responses/input_tokens') return 'responses_input_tokens';
+    if (geminiCallOf(pathname)) return 'gemini';
   }
   return unfittedApiOf(method, pathname) ? 'passthrough' : 'forward';
 }
@@ -131,7 +135,10 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
   if (!(await screenChatBody({ runtime, exchange, body: read.body }))) return;
   const body = read.body;
   if (route === 'responses') await handleResponsesRequest({ runtime, exchange, body });
-  else if (route === 'count_tokens' || route === 'responses_input_tokens')
+  else if (route === 'gemini') {
+    const call = geminiCallOf(new URL(exchange.path, 'http://proxy').pathname);
+    if (call) await handleGeminiRequest({ runtime, exchange, body, call });
+  } else if (route === 'count_tokens' || route === 'responses_input_tokens')
     await handleCountTokens({ runtime, exchange, body, format: exchange.format });
   else await handleChatRequest({ runtime, exchange, body, format: exchange.format });
   runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
@@ -210,7 +217,8 @@ export function exchangeListener(
       path: url === undefined ? '/' : `${url.pathname}${url.search}`,
       started,
       upstreamMs: 0,
-      secrets: secretsOf(request.headers),
+      // Gemini's API key may come as `?key=`: scrubbed like a credential header.
+      secrets: [...secretsOf(request.headers), ...(url?.searchParams.getAll('key') ?? [])],
       credential: credentialIdentity(request.headers),
       signal: controller.signal,
       format: FITTED_ROUTES[route] ?? 'openai',
