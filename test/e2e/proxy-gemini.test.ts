@@ -88,7 +88,7 @@ describe('the Gemini API through the proxy', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-spillway-fit') ?? '').not.toMatch(/passthrough/);
     const answer = (await response.json()) as { candidates: { content: { role: string } }[] };
-    expect(answer.candidates[0].content.role).toBe('model');
+    expect(answer.candidates[0]?.content.role).toBe('model');
     // Every request the upstream accepted (the summaries of a compaction, the fitted request) fits.
     const chats = emulator.requests.filter((record) => record.chatNumber !== undefined);
     const accepted = chats.filter((record) => record.status === 200);
