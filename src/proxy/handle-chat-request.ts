@@ -99,7 +99,7 @@ export async function prepare(
     runtime.state.conversation(key),
   ]);
   const settings = proxyModelSettings({ config: runtime.config, model });
-  const limits = await resolveUpstreamLimits({
+  const resolved = await resolveUpstreamLimits({
     model,
     baseUrl: runtime.upstreamRoot,
     ...(runtime.upstreamFormat === 'anthropic' || request.format === 'anthropic'
@@ -114,6 +114,12 @@ export async function prepare(
     log: (entry) => runtime.log(entry),
     probe: runtime.config?.probeLimits !== false,
   });
+  // The Gemini API checks the prompt alone against the model's input limit; the reply has a limit
+  // of its own ("The input token count (N) exceeds the maximum number of tokens allowed (M).").
+  const limits =
+    request.format === 'gemini' && resolved.windowCheck === undefined
+      ? { ...resolved, windowCheck: 'prompt' as const }
+      : resolved;
   const counters = await upstreamCounters({ runtime, exchange, model, limits });
   const driver = openConversationDriver({
     runtime,
