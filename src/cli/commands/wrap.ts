@@ -27,8 +27,8 @@ reported on stderr as it happens.
   opencode   OPENCODE_CONFIG_CONTENT: provider.<ID>.options.baseURL, models.<M>.limit.context/output
   pi         PI_CODING_AGENT_DIR: a temporary copy whose models.json points provider <ID> at the
              proxy and gives the model contextWindow/maxTokens (modelOverrides for a built-in one)
-  gemini     GOOGLE_GEMINI_BASE_URL; model.compressionThreshold in a temporary system settings file
-             (a share of Gemini CLI's built-in window: it can only lower it)
+  gemini     GOOGLE_GEMINI_BASE_URL; model.compressionThreshold in the settings of a temporary
+             GEMINI_CLI_HOME (a share of Gemini CLI's built-in window: it can only lower it)
   other      OPENAI_BASE_URL=<proxy>/v1 and OPENAI_API_BASE=<proxy>/v1
 
   --upstream URL     the server the agent would talk to (default: the agent's own base-URL

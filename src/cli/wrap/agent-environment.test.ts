@@ -1,4 +1,4 @@
-import { lstat, mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -174,23 +174,29 @@ describe('agentLaunch with the window', () => {
     });
   });
 
-  it('tells Gemini CLI to compress at half the real window through a system settings file it reads', async () => {
+  it('tells Gemini CLI to compress at half the real window in the settings of a home of the run', async () => {
     const own = await mkdtemp(join(tmpdir(), 'gemini-own-'));
-    const system = join(own, 'settings.json');
-    await writeFile(system, JSON.stringify({ general: { vimMode: true } }));
+    await mkdir(join(own, '.gemini'));
+    await writeFile(join(own, '.gemini', 'settings.json'), JSON.stringify({ general: { vimMode: true } }));
+    await writeFile(join(own, '.gemini', 'trustedFolders.json'), '{}');
     const launch = await agentLaunch({
       command: 'gemini',
       args: [],
       proxyUrl,
-      env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: system },
+      env: { HOME: own, GEMINI_API_KEY: 'k' },
       window: { ...window, model: 'gemini-2.5-pro' },
     });
-    const path = launch.env.GEMINI_CLI_SYSTEM_SETTINGS_PATH as string;
-    expect(path).not.toBe(system);
-    const settings = JSON.parse(await readFile(path, 'utf8'));
+    const home = launch.env.GEMINI_CLI_HOME as string;
+    expect(home).not.toBe(own);
+    expect(launch.env.GOOGLE_GEMINI_BASE_URL).toBe(proxyUrl);
+    const settings = JSON.parse(await readFile(join(home, '.gemini', 'settings.json'), 'utf8'));
     expect(settings.general).toEqual({ vimMode: true });
+    expect(settings.security).toEqual({ auth: { selectedType: 'gemini-api-key' } });
     expect(settings.model.compressionThreshold * 1_048_576).toBeCloseTo(14_000, 5);
+    expect(await readlink(join(home, '.gemini', 'trustedFolders.json'))).toBe(
+      join(own, '.gemini', 'trustedFolders.json'),
+    );
     await launch.cleanup();
-    await expect(lstat(path)).rejects.toThrow();
+    await expect(lstat(home)).rejects.toThrow();
   });
 });

@@ -11,10 +11,10 @@
  * | Codex CLI | `-c openai_base_url=…` (built-in `openai`; Codex 0.171 ignores `OPENAI_BASE_URL`), `-c model_providers.<id>.base_url=…` (others) | `-c model_context_window=…`, `-c model_auto_compact_token_limit=…` | Codex `docs/config.md`; `ConfigToml` of the 0.171.0 binary |
  * | opencode | `OPENCODE_CONFIG_CONTENT`: `provider.<id>.options.baseURL` | `provider.<id>.models.<model>.limit.{context,output}` | opencode docs, "Config" (inline config merged last), "Models" |
  * | pi | `PI_CODING_AGENT_DIR` with `models.json`: `providers.<id>.baseUrl` | `contextWindow`/`maxTokens` of the model entry, or `modelOverrides.<model>` for a built-in model | pi `docs/models.md` |
- * | Gemini CLI | `GOOGLE_GEMINI_BASE_URL` (API-key and gateway auth) | `model.compressionThreshold` in a system settings file (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`), as a share of its built-in 1,048,576 | `packages/core/src/core/contentGenerator.ts`, `packages/cli/src/config/settings.ts` |
+ * | Gemini CLI | `GOOGLE_GEMINI_BASE_URL` (API-key auth) | `model.compressionThreshold` in the settings of a temporary `GEMINI_CLI_HOME`, as a share of its built-in 1,048,576 | `packages/core/src/core/contentGenerator.ts`, `packages/core/src/utils/paths.ts`, `packages/cli/src/config/settingsSchema.ts` |
  * | any other | `OPENAI_BASE_URL` and `OPENAI_API_BASE` (`…/v1`) | none | the OpenAI SDKs' and LangChain's convention |
  */
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentKind, agentKindOf } from './agent-kind.js';
@@ -208,33 +208,55 @@ async function piPart({ proxyUrl, args, env, provider, window }: AgentLaunchOpti
 }
 
 /**
- * Gemini CLI: the base URL, and with a window a temporary system settings file (the user's own
- * system settings kept) whose `model.compressionThreshold` puts its compression at half the real
- * window. The threshold is a share of Gemini CLI's built-in window, so it can only lower it.
+ * Gemini CLI: the base URL, and a temporary home (`GEMINI_CLI_HOME`) whose `.gemini` links every
+ * entry of the user's own and holds their `settings.json` with, given a window,
+ * `model.compressionThreshold` at half the real window (a share of Gemini CLI's built-in window, so
+ * it can only lower it), and, when the user chose no auth method but has `GEMINI_API_KEY`,
+ * `security.auth.selectedType: "gemini-api-key"`: with `GOOGLE_GEMINI_BASE_URL` set and no choice
+ * made, Gemini CLI 0.61 takes the `gateway` method, which its non-interactive mode refuses
+ * ("Invalid auth method selected."). System settings cannot carry either: Gemini CLI reads them
+ * only from a root-owned path.
  */
 async function geminiPart({ proxyUrl, env, window }: AgentLaunchOptions): Promise<Part> {
   const base: Part = { env: { GOOGLE_GEMINI_BASE_URL: proxyUrl }, route: 'GOOGLE_GEMINI_BASE_URL', told: [] };
-  if (window === undefined) return base;
-  const path = env.GEMINI_CLI_SYSTEM_SETTINGS_PATH ?? '/etc/gemini-cli/settings.json';
-  const own = parsedConfig(await readFile(path, 'utf8').catch(() => undefined));
-  if (own === undefined)
-    return { ...base, untold: `its system settings ${path} are not plain JSON; left as they are` };
-  const builtIn = geminiTokenLimit(window.model);
-  const threshold = Math.min(1, (GEMINI_COMPRESSION_SHARE * window.contextLength) / builtIn);
-  const directory = await mkdtemp(join(tmpdir(), 'spillway-gemini-'));
-  const file = join(directory, 'settings.json');
-  await writeFile(file, JSON.stringify(merged(own, { model: { compressionThreshold: threshold } }), null, 2));
+  const ownHome = env.GEMINI_CLI_HOME ?? env.HOME ?? homedir();
+  const own = join(ownHome, '.gemini');
+  const settings = parsedConfig(await readFile(join(own, 'settings.json'), 'utf8').catch(() => undefined));
+  if (settings === undefined)
+    return {
+      ...base,
+      untold: `its settings ${join(own, 'settings.json')} are not plain JSON; left as they are`,
+    };
+  const patch: Record<string, unknown> = {};
+  const told: WindowSetting[] = [];
+  if (window !== undefined) {
+    const builtIn = geminiTokenLimit(window.model);
+    const threshold = Math.min(1, (GEMINI_COMPRESSION_SHARE * window.contextLength) / builtIn);
+    patch.model = { compressionThreshold: threshold };
+    told.push({
+      setting: 'model.compressionThreshold',
+      value: threshold,
+      note: `a share of Gemini CLI's built-in ${builtIn}-token window: it compresses at ${Math.round(threshold * builtIn)} tokens; its own overflow check still assumes ${builtIn}`,
+    });
+  }
+  const chosen =
+    isRecord(settings) && isRecord(settings.security) && isRecord(settings.security.auth)
+      ? settings.security.auth.selectedType
+      : undefined;
+  if (chosen === undefined && env.GEMINI_API_KEY)
+    patch.security = { auth: { selectedType: 'gemini-api-key' } };
+  if (Object.keys(patch).length === 0) return base;
+  const home = await mkdtemp(join(tmpdir(), 'spillway-gemini-'));
+  const directory = join(home, '.gemini');
+  await mkdir(directory);
+  for (const entry of await readdir(own).catch(() => [] as string[]))
+    if (entry !== 'settings.json') await symlink(join(own, entry), join(directory, entry));
+  await writeFile(join(directory, 'settings.json'), JSON.stringify(merged(settings, patch), null, 2));
   return {
-    env: { GOOGLE_GEMINI_BASE_URL: proxyUrl, GEMINI_CLI_SYSTEM_SETTINGS_PATH: file },
+    env: { GOOGLE_GEMINI_BASE_URL: proxyUrl, GEMINI_CLI_HOME: home },
     route: base.route,
-    told: [
-      {
-        setting: 'model.compressionThreshold',
-        value: threshold,
-        note: `a share of Gemini CLI's built-in ${builtIn}-token window: it compresses at ${Math.round(threshold * builtIn)} tokens; its own overflow check still assumes ${builtIn}`,
-      },
-    ],
-    cleanup: () => rm(directory, { recursive: true, force: true }),
+    told,
+    cleanup: () => rm(home, { recursive: true, force: true }),
   };
 }
 

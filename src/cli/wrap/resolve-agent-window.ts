@@ -11,6 +11,41 @@ import { type AgentKind, upstreamFormatOf } from './agent-kind.js';
 import { agentModel } from './agent-model.js';
 import type { AgentWindow } from './agent-window.js';
 
+/** How long the Gemini Models API has to answer. */
+const MODELS_API_TIMEOUT_MS = 3_000;
+
+/**
+ * A Gemini model's limits from the Gemini API's own Models API (`GET /v1beta/models/{model}`:
+ * `inputTokenLimit`, `outputTokenLimit`), asked with the key the agent will use.
+ */
+async function geminiModelLimits(
+  upstream: string,
+  model: string,
+  env: NodeJS.ProcessEnv,
+): Promise<AgentWindow | undefined> {
+  const key = env.GEMINI_API_KEY ?? env.GOOGLE_API_KEY;
+  try {
+    const response = await fetch(
+      `${upstream.replace(/\/+$/, '')}/v1beta/models/${encodeURIComponent(model)}`,
+      {
+        headers: key ? { 'x-goog-api-key': key } : {},
+        signal: AbortSignal.timeout(MODELS_API_TIMEOUT_MS),
+      },
+    );
+    if (!response.ok) return undefined;
+    const info = (await response.json()) as { inputTokenLimit?: unknown; outputTokenLimit?: unknown };
+    if (typeof info.inputTokenLimit !== 'number' || info.inputTokenLimit <= 0) return undefined;
+    return {
+      model,
+      contextLength: info.inputTokenLimit,
+      ...(typeof info.outputTokenLimit === 'number' ? { outputCap: info.outputTokenLimit } : {}),
+      source: 'discovered:gemini-models-api',
+    };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The window to tell the agent, or why there is none. */
 export type ResolvedAgentWindow = { window: AgentWindow } | { untold: string };
 
@@ -42,6 +77,10 @@ export async function resolveAgentWindow({
   const { model } = agentModel(kind, args, env);
   if (model === undefined)
     return { untold: 'the model it will use is not named; name it with the agent’s own --model' };
+  if (kind === 'gemini') {
+    const found = await geminiModelLimits(upstream, model, env);
+    if (found) return { window: found };
+  }
   const anthropic = upstreamFormatOf(kind, provider) === 'anthropic';
   const limits = await resolveUpstreamLimits({
     model,
