@@ -97,3 +97,11 @@ export function expectNoWorseThroughSpillway(results: ClientsResults): void {
     expect(through.overflows).toBeLessThanOrEqual(Math.max(direct.overflows, 1));
   }
 }
+
+/** Every client run through `spillway wrap` was told the window its emulator enforces. */
+export function expectToldTheWindow(results: ClientsResults): void {
+  for (const { client, window } of results.clients) {
+    const through = results.runs.find((run) => run.client === client && run.mode === 'spillway');
+    expect({ client, told: through?.toldWindow }).toEqual({ client, told: window });
+  }
+}
