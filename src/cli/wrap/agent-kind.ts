@@ -4,6 +4,7 @@
  * the wire format it speaks there.
  */
 import { basename } from 'node:path';
+import { codexConfigText, tomlTopLevel } from './agent-model.js';
 
 /** The agents `spillway wrap` knows by name; anything else is treated as an OpenAI-compatible client. */
 export type AgentKind = 'claude' | 'codex' | 'opencode' | 'pi' | 'gemini' | 'openai';
@@ -19,10 +20,15 @@ export function agentKindOf(command: string): AgentKind {
   return 'openai';
 }
 
-/** The upstream an agent talks to when it is not wrapped: its own base-URL setting, else its provider's API. */
+/**
+ * The upstream an agent talks to when it is not wrapped: its own base-URL setting (for Codex,
+ * `openai_base_url` in its config too), else its provider's API.
+ */
 export function defaultUpstream(kind: AgentKind, env: NodeJS.ProcessEnv): string {
   if (kind === 'claude') return env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
   if (kind === 'gemini') return env.GOOGLE_GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com';
+  if (kind === 'codex')
+    return tomlTopLevel(codexConfigText(env), 'openai_base_url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com';
   return env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? 'https://api.openai.com';
 }
 
