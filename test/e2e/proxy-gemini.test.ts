@@ -1,7 +1,7 @@
 /**
  * The Gemini API through the proxy against the `gemini` emulator profile: a conversation that
- * outgrows the window is fitted (generateContent and streamGenerateContent answer 200, never
- * passed through), countTokens is answered for the fitted request, the proxy's own errors come in
+ * outgrows the window is fitted before it is sent, its window discovered from the server's Models
+ * API (generateContent and streamGenerateContent answer 200, never passed through), countTokens is answered for the fitted request, the proxy's own errors come in
  * Google's envelope, and an API key given as `?key=` never reaches the log.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,8 +94,8 @@ describe('the Gemini API through the proxy', () => {
     const accepted = chats.filter((record) => record.status === 200);
     expect(accepted.at(-1)).toBe(chats.at(-1));
     for (const record of accepted) expect(record.promptTokens ?? Infinity).toBeLessThanOrEqual(12_000);
-    // The window stated in the first rejection (if any) is the proxy's from then on: the next
-    // request of the conversation is fitted before it is sent.
+    // The window comes from the server's Models API (GET /v1beta/models): fitted before it is sent.
+    expect(chats.every((record) => record.overflow === undefined)).toBe(true);
     const again = await post(`${proxy.url}/v1beta/models/${MODEL}:generateContent`, conversation(14));
     expect(again.status).toBe(200);
     expect(emulator.requests.at(-1)?.status).toBe(200);
