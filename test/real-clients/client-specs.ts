@@ -71,6 +71,8 @@ export interface ClientSpec {
   setup(options: { home: string; upstream: string }): ClientSetup;
   /** The window the agent was told under `spillway wrap`, read back from what it was given. */
   toldWindow(launch: RecordedLaunch): number | undefined;
+  /** `false` where wrap tells this agent no window on purpose (see `agent-environment.ts`). */
+  told?: false;
 }
 
 // Small readers of what a launch carries, for `toldWindow`.
@@ -223,6 +225,8 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
       const flag = args.find((arg) => arg.startsWith('model_context_window='));
       return flag === undefined ? undefined : Number(flag.split('=')[1]);
     },
+    // Its built-in provider compacts on OpenAI's servers, which the emulator is not: told nothing.
+    told: false,
   },
   {
     name: 'opencode',

@@ -110,17 +110,29 @@ describe('agentLaunch with the window', () => {
     expect(lower.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW).toBe('20000');
   });
 
-  it('tells Codex the window and where to compact with -c overrides', async () => {
+  it('tells Codex the window and where to compact with -c overrides, but not its built-in provider off OpenAI', async () => {
+    const builtIn = await agentLaunch({
+      command: 'codex',
+      args: ['exec', 'x'],
+      proxyUrl,
+      env: { CODEX_HOME: '/nonexistent' },
+      window,
+      upstream: 'http://gpu:8000',
+    });
+    expect(builtIn.args).toEqual(['-c', `openai_base_url="${proxyUrl}/v1"`, 'exec', 'x']);
+    expect(builtIn.untold).toMatch(/compacts on OpenAI/);
     const launch = await agentLaunch({
       command: 'codex',
       args: ['exec', 'x'],
       proxyUrl,
       env: { CODEX_HOME: '/nonexistent' },
       window,
+      provider: 'emu',
+      upstream: 'http://gpu:8000',
     });
     expect(launch.args).toEqual([
       '-c',
-      `openai_base_url="${proxyUrl}/v1"`,
+      `model_providers.emu.base_url="${proxyUrl}/v1"`,
       '-c',
       'model_context_window=28000',
       '-c',

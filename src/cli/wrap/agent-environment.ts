@@ -60,6 +60,8 @@ export interface AgentLaunchOptions {
   window?: AgentWindow;
   /** Why there is no `window`, for the log. */
   untold?: string;
+  /** The upstream the proxy sends to (what some agents' settings depend on). */
+  upstream?: string;
 }
 
 type Part = Omit<AgentLaunch, 'command' | 'args' | 'env' | 'cleanup'> & {
@@ -106,12 +108,32 @@ function claudePart({ proxyUrl, env, window }: AgentLaunchOptions): Part {
   return { env: extra, route, told };
 }
 
-function codexPart({ proxyUrl, args, env, provider, window }: AgentLaunchOptions): Part {
+/** Whether `upstream` is OpenAI's own API (the only one that runs Codex's server-side compaction). */
+function isOpenAIApi(upstream: string | undefined): boolean {
+  try {
+    return upstream !== undefined && new URL(upstream).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+function codexPart({ proxyUrl, args, env, provider, window, upstream }: AgentLaunchOptions): Part {
   const id = provider ?? codexProvider(args, env);
   const v1 = JSON.stringify(`${proxyUrl}/v1`);
   const route = id === 'openai' ? 'openai_base_url' : `model_providers.${id}.base_url`;
   const prefix = ['-c', `${route}=${v1}`];
   if (window === undefined) return { prefix, route: `-c ${route}`, told: [] };
+  // With its built-in provider Codex 0.171 compacts on the server (the Responses API's compaction:
+  // "remote compaction v2 expected exactly one compaction output item"), which only OpenAI's API
+  // answers. Told a window, it would compact there; left as it is, Spillway's cuts do the work.
+  if (id === 'openai' && !isOpenAIApi(upstream))
+    return {
+      prefix,
+      route: `-c ${route}`,
+      told: [],
+      untold:
+        "Codex's built-in provider compacts on OpenAI's servers, which this upstream cannot do; Spillway's cuts keep it inside the window (a custom provider, --provider ID, compacts by itself and is told the window)",
+    };
   const compact = Math.floor(window.contextLength * CODEX_COMPACT_SHARE);
   prefix.push(
     '-c',

@@ -28,7 +28,9 @@ export function defaultUpstream(kind: AgentKind, env: NodeJS.ProcessEnv): string
   if (kind === 'claude') return env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com';
   if (kind === 'gemini') return env.GOOGLE_GEMINI_BASE_URL ?? 'https://generativelanguage.googleapis.com';
   if (kind === 'codex')
-    return tomlTopLevel(codexConfigText(env), 'openai_base_url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com';
+    return (
+      tomlTopLevel(codexConfigText(env), 'openai_base_url') ?? env.OPENAI_BASE_URL ?? 'https://api.openai.com'
+    );
   return env.OPENAI_BASE_URL ?? env.OPENAI_API_BASE ?? 'https://api.openai.com';
 }
 

@@ -86,6 +86,7 @@ async function launchFor(
     args,
     proxyUrl: proxy.url,
     env: options.env,
+    upstream: options.upstream,
     ...(options.provider === undefined ? {} : { provider: options.provider }),
     ...('window' in resolved ? { window: resolved.window } : { untold: resolved.untold }),
   });
