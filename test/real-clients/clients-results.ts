@@ -1,6 +1,6 @@
 /**
  * The client suite's results (`bench/results/clients.json`, `bench/results/clients-pi-small-window.json`)
- * and the README tables made from them. Each table is exactly {@link renderClientsTable} of its
+ * and the docs/agents.md tables made from them. Each table is exactly {@link renderClientsTable} of its
  * committed file; a test checks it.
  */
 import { readFileSync } from 'node:fs';
