@@ -5,6 +5,7 @@
  * `npm run eval` print are the same renderings.
  */
 import type { RecoveryResult } from '../../eval/recovery/index.js';
+import type { ClientsResults } from '../../test/real-clients/clients-results.js';
 import {
   type ClassifierResult,
   type ClassifyThroughput,
@@ -25,6 +26,7 @@ import {
   estimateVersusReal,
   fitExample,
 } from './cli.js';
+import { agentsTable } from './clients-agents.js';
 import {
   type BoundedSend,
   boundedSendLine,
@@ -73,6 +75,7 @@ const paragraphs = (...parts: string[]) => parts.join('\n\n');
 
 export const FIGURES: Figure[] = [
   figure<HeadlineClients>('headline', 'clients.json', clientsHeadline),
+  figure<ClientsResults>('clients-agents', 'clients-agents.json', agentsTable),
   figure<CliResult>('estimate-example', 'cli.json', estimateExample),
   figure<CliResult>('fit-example', 'cli.json', fitExample),
   figure<ChatResult>('chat', 'chat.json', chatTranscript),

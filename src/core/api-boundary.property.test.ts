@@ -145,7 +145,7 @@ describe('the entry points, given what they do not take', () => {
     expectSpillwayError(() => writeRequest({} as never), 'invalid_transcript', /writeRequest/);
     expectSpillwayError(() => splitTurns(null as never), 'invalid_transcript', /splitTurns takes an array/);
     expectSpillwayError(
-      () => readRequest(openaiBody, { format: 'gemini' as never }),
+      () => readRequest(openaiBody, { format: 'cohere' as never }),
       'invalid_argument',
       /format/,
     );

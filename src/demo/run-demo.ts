@@ -7,6 +7,7 @@ import { ConversationDriver, computeBudget, SpillwayError, sendPolicy } from '..
 import {
   ANTHROPIC_DEFAULTS,
   type EmulatorProfileName,
+  GEMINI_DEFAULTS,
   LITELLM_VLLM_DEFAULTS,
   LLAMACPP_DEFAULTS,
   OLLAMA_DEFAULTS,
@@ -44,6 +45,8 @@ function backendOf(profile: EmulatorProfileName, scale: number): { model: string
       return { model: ANTHROPIC_DEFAULTS.model, window: ANTHROPIC_DEFAULTS.contextLength };
     case 'openai':
       return { model: OPENAI_DEFAULTS.model, window: OPENAI_DEFAULTS.contextLength };
+    case 'gemini':
+      return { model: GEMINI_DEFAULTS.model, window: GEMINI_DEFAULTS.contextLength };
   }
 }
 
@@ -129,10 +132,15 @@ function learnedDuring(run: DemoRun): DemoLearned[] {
   return learned;
 }
 
+/** The OpenAI-compatible base URL of a profile's emulator: its chat path without `/chat/completions`. */
+function openAIBase(profile: EmulatorProfileName, url: string): string {
+  return profile === 'gemini' ? `${url}/v1beta/openai` : `${url}/v1`;
+}
+
 function clientFor(format: 'openai' | 'anthropic', url: string): ModelClient {
   return format === 'anthropic'
     ? createAnthropicClient({ baseUrl: url })
-    : createOpenAICompatibleClient({ baseUrl: `${url}/v1` });
+    : createOpenAICompatibleClient({ baseUrl: url });
 }
 
 /**
@@ -163,7 +171,7 @@ export async function runDemo({
   });
   try {
     const format = profile === 'anthropic' ? 'anthropic' : 'openai';
-    const baseUrl = format === 'anthropic' ? emulator.url : `${emulator.url}/v1`;
+    const baseUrl = format === 'anthropic' ? emulator.url : openAIBase(profile, emulator.url);
     const advertised = await resolveLimits({ model: backend.model, baseUrl, cache: false, probe: false });
     const onTurn = (turn: Parameters<NonNullable<Parameters<typeof runDemoSession>[0]['onTurn']>>[0]) =>
       onProgress?.(progressLine({ ...turn, turns: session.turns }));
@@ -171,7 +179,7 @@ export async function runDemo({
       name: 'plain',
       session,
       emulator,
-      client: clientFor(format, emulator.url),
+      client: clientFor(format, baseUrl),
       model: backend.model,
       ...(advertised.outputCap === undefined ? {} : { maxTokens: advertised.outputCap }),
       onTurn,
@@ -189,7 +197,7 @@ export async function runDemo({
       name: 'spillway',
       session,
       emulator,
-      client: clientFor(format, emulator.url),
+      client: clientFor(format, baseUrl),
       model: backend.model,
       driver,
       onTurn,

@@ -32,6 +32,7 @@ export { type FakeToolResultOptions, fakeToolResult } from './fake-tool-result.j
 export { FAULT_KINDS, type FaultKind, type FaultRule, faultFor, parseFaults } from './faults.js';
 export { RESPONSES_CONTEXT_MESSAGE } from './handle-responses.js';
 export { ANTHROPIC_DEFAULTS } from './profiles/anthropic.js';
+export { GEMINI_DEFAULTS, GEMINI_PAIRING_MESSAGE } from './profiles/gemini.js';
 export { PROFILE_NAMES } from './profiles/index.js';
 export {
   LITELLM_CONTEXT_WINDOW_SUBSTRINGS,

@@ -4,6 +4,7 @@ import { SpillwayError } from '../core/index.js';
 import { countTemplateTokens, encodeRendered } from './count-prompt-tokens.js';
 import { parseFaults } from './faults.js';
 import { type ChatContext, handleChat } from './handle-chat.js';
+import { geminiCallOf, handleGemini } from './handle-gemini.js';
 import { handleResponses } from './handle-responses.js';
 import { readBody, sendReply } from './http.js';
 import { createProfile } from './profiles/index.js';
@@ -106,7 +107,11 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     record.bytes = read.bytes;
     const isResponses =
       request.method === 'POST' && record.path === RESPONSES_PATH && profile.servesResponses === true;
-    const isChat = (request.method === 'POST' && record.path === profile.chatPath) || isResponses;
+    const gemini = profile.servesGemini ? geminiCallOf(request.method ?? 'GET', record.path) : undefined;
+    const isChat =
+      (request.method === 'POST' && record.path === profile.chatPath) ||
+      isResponses ||
+      (gemini !== undefined && gemini.method !== 'countTokens');
     if (isChat) {
       chatRequests += 1;
       record.chatNumber = chatRequests;
@@ -123,6 +128,17 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     }
     const parsed = parseJson(read.text);
     record.body = parsed.error === undefined ? parsed.body : read.text.slice(0, 4_096);
+    if (gemini) {
+      await handleGemini(context, {
+        response,
+        parsed,
+        record,
+        requestNumber: record.chatNumber ?? chatRequests,
+        call: gemini,
+        sse: /[?&]alt=sse(?:&|$)/.test(request.url ?? ''),
+      });
+      return;
+    }
     if (isResponses) {
       await handleResponses(context, {
         response,

@@ -242,7 +242,7 @@ describe('discoverLimits', () => {
     const fetch = fakeFetch({ 'GET /v1/models': json({ data: [{ id: 'm', max_model_len: 8_192 }] }) });
     const names = Array.from({ length: 200 }, (_, index) => `client-chosen-${index}`);
     await Promise.all(names.map((model) => discoverLimits({ baseUrl: 'http://a', model, fetch, cache })));
-    // Six model-independent endpoints, once; no per-model probe for a model the list does not carry.
+    // Seven model-independent endpoints, once; no per-model probe for a model the list does not carry.
     expect(fetch.calls.filter((call) => call.startsWith('GET')).sort()).toEqual([
       'GET /api/ps',
       'GET /api/v0/models',
@@ -250,6 +250,7 @@ describe('discoverLimits', () => {
       'GET /model/info',
       'GET /props',
       'GET /v1/models',
+      'GET /v1beta/models',
     ]);
     expect(fetch.calls.filter((call) => call === 'POST /api/show')).toEqual([]);
     await discoverLimits({ baseUrl: 'http://a', model: 'm', fetch, cache });

@@ -4,7 +4,7 @@
  */
 
 /** The servers discovery recognizes. */
-export type DiscoveryServer = 'llamacpp' | 'ollama' | 'lmstudio' | 'vllm' | 'tgi' | 'litellm';
+export type DiscoveryServer = 'llamacpp' | 'ollama' | 'lmstudio' | 'vllm' | 'tgi' | 'litellm' | 'gemini';
 
 /** What a server reported about a model. */
 export interface DiscoveredLimits {

@@ -107,6 +107,29 @@ const litellm: DiscoveryProbe = {
 };
 
 /** LiteLLM's provider of a deployment: `model_info.litellm_provider`, else the `provider/` of its model. */
+/**
+ * The Gemini API's Models API (`GET /v1beta/models`): each model's `inputTokenLimit` (the window,
+ * which the prompt alone is checked against) and `outputTokenLimit`, as a Gemini-compatible server
+ * or gateway answers it (Google's own host is never probed, like every hosted API).
+ */
+const gemini: DiscoveryProbe = {
+  server: 'gemini',
+  endpoint: '/v1beta/models',
+  request: () => ({ path: '/v1beta/models' }),
+  parse(body, model) {
+    const entries = isObject(body) && Array.isArray(body.models) ? body.models.filter(isObject) : [];
+    const named = entries.filter((item) => positive(item.inputTokenLimit) !== undefined);
+    const entry = pick(named, model, (item) => [item.name, String(item.name).replace(/^models\//, '')]);
+    if (!entry) return undefined;
+    const outputCap = positive(entry.outputTokenLimit);
+    return {
+      contextLength: positive(entry.inputTokenLimit),
+      ...(outputCap ? { outputCap } : {}),
+      ...(typeof entry.name === 'string' ? { model: entry.name.replace(/^models\//, '') } : {}),
+    };
+  },
+};
+
 function litellmBackend(entry: Json, info: Json): string | undefined {
   if (typeof info.litellm_provider === 'string') return info.litellm_provider;
   const params = isObject(entry.litellm_params) ? entry.litellm_params : {};
@@ -127,4 +150,5 @@ export const DISCOVERY_PROBES: readonly DiscoveryProbe[] = [
   vllm,
   tgi,
   litellm,
+  gemini,
 ];

@@ -99,7 +99,7 @@ export async function prepare(
     runtime.state.conversation(key),
   ]);
   const settings = proxyModelSettings({ config: runtime.config, model });
-  const limits = await resolveUpstreamLimits({
+  const resolved = await resolveUpstreamLimits({
     model,
     baseUrl: runtime.upstreamRoot,
     ...(runtime.upstreamFormat === 'anthropic' || request.format === 'anthropic'
@@ -114,6 +114,12 @@ export async function prepare(
     log: (entry) => runtime.log(entry),
     probe: runtime.config?.probeLimits !== false,
   });
+  // The Gemini API checks the prompt alone against the model's input limit; the reply has a limit
+  // of its own ("The input token count (N) exceeds the maximum number of tokens allowed (M).").
+  const limits =
+    request.format === 'gemini' && resolved.windowCheck === undefined
+      ? { ...resolved, windowCheck: 'prompt' as const }
+      : resolved;
   const counters = await upstreamCounters({ runtime, exchange, model, limits });
   const driver = openConversationDriver({
     runtime,
@@ -181,8 +187,8 @@ function upstreamTransport({
 }
 
 /**
- * Handles `POST /v1/chat/completions`, `POST /v1/messages` and `POST /v1/responses` (the body in
- * `format`).
+ * Handles `POST /v1/chat/completions`, `POST /v1/messages`, `POST /v1/responses` and Gemini's
+ * `generateContent` / `streamGenerateContent` (the body in `format`).
  *
  * @example
  * await handleChatRequest({ runtime, exchange, body, format: 'openai' });
@@ -192,13 +198,16 @@ export async function handleChatRequest({
   exchange,
   body,
   format,
+  model,
 }: {
   runtime: ProxyRuntime;
   exchange: Exchange;
   body: Buffer;
   format: RequestFormat;
+  /** The model, when the URL names it and the body does not (Gemini). */
+  model?: string;
 }): Promise<void> {
-  const request = await readChatRequest({ runtime, exchange, body, format });
+  const request = await readChatRequest({ runtime, exchange, body, format, ...(model ? { model } : {}) });
   if (request === undefined) return;
   const prepared = await prepare(runtime, exchange, request);
   const { driver } = prepared;
@@ -271,11 +280,14 @@ export async function readChatRequest({
   exchange,
   body,
   format,
+  model,
 }: {
   runtime: ProxyRuntime;
   exchange: Exchange;
   body: Buffer;
   format: RequestFormat;
+  /** The model, when the URL names it and the body does not (Gemini). */
+  model?: string;
 }): Promise<ChatRequest | undefined> {
   let value: unknown;
   try {
@@ -290,7 +302,7 @@ export async function readChatRequest({
     return undefined;
   }
   try {
-    return readRequest(value, { format });
+    return readRequest(value, { format, ...(model ? { model } : {}) });
   } catch (error) {
     if (!SpillwayError.isInstance(error) || error.code !== 'invalid_transcript') throw error;
     // Not a conversation Spillway can read: the upstream is the judge of what it accepts.

@@ -97,6 +97,7 @@ const SAME_KIND: Readonly<Record<RequestFormat, string>> = {
   anthropic: 'anthropic',
   responses: 'openai',
   openai: 'openai',
+  gemini: 'gemini',
 };
 
 /** The path each counting endpoint kind answers on, for `x-spillway-count-endpoint`. */

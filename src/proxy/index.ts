@@ -14,6 +14,12 @@
 export { conversationStateOf, openConversationDriver } from './conversation-driver.js';
 export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
 export { openProxyStore } from './open-proxy-store.js';
+export {
+  checkOwnerProof,
+  OWNER_CHALLENGE_HEADER,
+  OWNER_PROOF_HEADER,
+  ownerProof,
+} from './owner-proof.js';
 export { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 export { LATENCY_BUCKETS, ProxyMetrics } from './proxy-metrics.js';
 export type { ProxyLogEntry } from './proxy-runtime.js';

@@ -2,7 +2,8 @@
  * @module
  * The error bodies the proxy itself answers with, in the wire format of the route the client called:
  * OpenAI's `{"error":{message,type,param,code}}` for Chat Completions and everything else,
- * Anthropic's `{"type":"error","error":{type,message}}` for `/v1/messages`.
+ * Anthropic's `{"type":"error","error":{type,message}}` for `/v1/messages`, Google's
+ * `{"error":{code,message,status}}` for the Gemini API.
  */
 import type { RequestFormat } from '../core/index.js';
 
@@ -27,6 +28,16 @@ function anthropicType(status: number, type: string): string {
   return type === 'invalid_request_error' ? 'invalid_request_error' : 'api_error';
 }
 
+/** Google's canonical status name for an HTTP status (google.rpc.Code). */
+function googleStatus(status: number): string {
+  if (status === 400 || status === 413) return 'INVALID_ARGUMENT';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 429) return 'RESOURCE_EXHAUSTED';
+  if (status === 504) return 'DEADLINE_EXCEEDED';
+  if (status === 502 || status === 503) return 'UNAVAILABLE';
+  return status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+}
+
 /**
  * The JSON text of a proxy error in a wire format.
  *
@@ -35,6 +46,15 @@ function anthropicType(status: number, type: string): string {
  * // '{"error":{"message":"the body is not JSON","type":"invalid_request_error","param":null,"code":null}}'
  */
 export function proxyErrorBody(error: ProxyErrorInfo, format: RequestFormat = 'openai'): string {
+  if (format === 'gemini')
+    return JSON.stringify({
+      error: {
+        code: error.status,
+        message: error.message,
+        status: googleStatus(error.status),
+        ...error.details,
+      },
+    });
   if (format === 'anthropic')
     return JSON.stringify({
       type: 'error',

@@ -42,6 +42,10 @@ export interface ProxyRuntime {
   largeBodies: WorkLane;
   /** For discovery probes (tests pass their own). */
   fetch?: typeof fetch;
+  /** A secret the proxy proves it holds on `GET /healthz` (see `ownerProof`), never sends. */
+  ownerSecret?: string;
+  /** Told of every request as it arrives, before its body is read. */
+  onRequest?: (arrival: { method: string; pathname: string }) => void;
   log(entry: ProxyLogEntry): void;
 }
 

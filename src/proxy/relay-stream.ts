@@ -87,10 +87,12 @@ export function classifyEvent(event: EventSourceMessage, data: unknown): EventKi
 
 /**
  * Prompt tokens an event reports: OpenAI's final `usage` chunk, Anthropic's `message_start`, the
- * Responses API's `response.completed` (and `response.incomplete`).
+ * Responses API's `response.completed` (and `response.incomplete`), Gemini's `usageMetadata`.
  */
 function promptTokensOf(data: unknown): number | undefined {
   if (!isRecord(data)) return undefined;
+  if (isRecord(data.usageMetadata) && typeof data.usageMetadata.promptTokenCount === 'number')
+    return data.usageMetadata.promptTokenCount > 0 ? data.usageMetadata.promptTokenCount : undefined;
   if (isRecord(data.usage) && typeof data.usage.prompt_tokens === 'number') return data.usage.prompt_tokens;
   if (isRecord(data.response) && isRecord(data.response.usage)) {
     const tokens = data.response.usage.input_tokens;
@@ -144,7 +146,7 @@ export async function relayStream({
   const parser = createParser({
     onEvent(event) {
       // After content, only events that can carry usage or an error are worth parsing.
-      if (contentSeen && !event.data.includes('"usage"') && !event.data.includes('error')) return;
+      if (contentSeen && !/"usage(?:Metadata)?"/.test(event.data) && !event.data.includes('error')) return;
       const data = parseData(event.data);
       promptTokens = promptTokensOf(data) ?? promptTokens;
       if (contentSeen) {

@@ -26,8 +26,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Prompt tokens a JSON reply reports (OpenAI `usage.prompt_tokens`; Anthropic input + cache). */
+/**
+ * Prompt tokens a JSON reply reports (OpenAI `usage.prompt_tokens`; Anthropic input + cache; Gemini
+ * `usageMetadata.promptTokenCount`, in the last chunk of a streamed JSON array).
+ */
 export function promptTokensOfReply(body: unknown): number | undefined {
+  if (Array.isArray(body)) return promptTokensOfReply(body.at(-1));
+  if (isRecord(body) && isRecord(body.usageMetadata)) {
+    const count = body.usageMetadata.promptTokenCount;
+    return typeof count === 'number' && count > 0 ? count : undefined;
+  }
   if (!isRecord(body) || !isRecord(body.usage)) return undefined;
   const usage = body.usage;
   if (typeof usage.prompt_tokens === 'number') return usage.prompt_tokens;

@@ -10,7 +10,9 @@ import { type RequestFormat, SpillwayError } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { handleChatRequest } from './handle-chat-request.js';
 import { handleCountTokens } from './handle-count-tokens.js';
+import { geminiCallOf, handleGeminiRequest } from './handle-gemini-request.js';
 import { handleResponsesRequest } from './handle-responses-request.js';
+import { OWNER_CHALLENGE_HEADER, OWNER_PROOF_HEADER, ownerProof } from './owner-proof.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import { readRequestBody } from './read-request-body.js';
 import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
@@ -31,6 +33,7 @@ type Route =
   | 'count_tokens'
   | 'responses'
   | 'responses_input_tokens'
+  | 'gemini'
   | 'passthrough'
   | 'forward'
   | 'invalid';
@@ -42,6 +45,7 @@ const FITTED_ROUTES: Partial<Record<Route, RequestFormat>> = {
   count_tokens: 'anthropic',
   responses: 'responses',
   responses_input_tokens: 'responses',
+  gemini: 'gemini',
 };
 
 /**
@@ -58,6 +62,7 @@ function routeOf(method: string, pathname: string): Route {
     if (pathname === '/v1/messages/count_tokens') return 'count_tokens';
     if (pathname === '/v1/responses') return 'responses';
     if (pathname === '/v1/responses/input_tokens') return 'responses_input_tokens';
+    if (geminiCallOf(pathname)) return 'gemini';
   }
   return unfittedApiOf(method, pathname) ? 'passthrough' : 'forward';
 }
@@ -71,9 +76,26 @@ function parseTarget(target: string | undefined): URL | undefined {
   }
 }
 
-function sendText(response: ServerResponse, contentType: string, text: string): void {
-  response.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+function sendText(
+  response: ServerResponse,
+  contentType: string,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(200, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
+}
+
+/** The proof of the owner's secret a `/healthz` challenge asks for, when the proxy holds one. */
+function proofHeaders(runtime: ProxyRuntime, exchange: Exchange): Record<string, string> {
+  const challenge = exchange.request.headers[OWNER_CHALLENGE_HEADER];
+  if (runtime.ownerSecret === undefined || typeof challenge !== 'string') return {};
+  const proof = ownerProof(runtime.ownerSecret, challenge);
+  return proof === undefined ? {} : { [OWNER_PROOF_HEADER]: proof };
 }
 
 /** Reads the body and hands the exchange to the handler its route names. */
@@ -81,7 +103,7 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
   const { request, response } = exchange;
   if (route === 'healthz') {
     const health = { status: 'ok', upstream: runtime.upstreamRoot, store: runtime.state.store.kind };
-    sendText(response, 'application/json', JSON.stringify(health));
+    sendText(response, 'application/json', JSON.stringify(health), proofHeaders(runtime, exchange));
     return;
   }
   if (route === 'metrics') {
@@ -113,7 +135,10 @@ async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Rout
   if (!(await screenChatBody({ runtime, exchange, body: read.body }))) return;
   const body = read.body;
   if (route === 'responses') await handleResponsesRequest({ runtime, exchange, body });
-  else if (route === 'count_tokens' || route === 'responses_input_tokens')
+  else if (route === 'gemini') {
+    const call = geminiCallOf(new URL(exchange.path, 'http://proxy').pathname);
+    if (call) await handleGeminiRequest({ runtime, exchange, body, call });
+  } else if (route === 'count_tokens' || route === 'responses_input_tokens')
     await handleCountTokens({ runtime, exchange, body, format: exchange.format });
   else await handleChatRequest({ runtime, exchange, body, format: exchange.format });
   runtime.metrics.observeAddedLatency((performance.now() - exchange.started - exchange.upstreamMs) / 1_000);
@@ -178,6 +203,7 @@ export function exchangeListener(
     const url = parseTarget(request.url);
     const method = request.method ?? 'GET';
     const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname);
+    if (url !== undefined) runtime.onRequest?.({ method, pathname: url.pathname });
     const controller = new AbortController();
     response.on('close', () => {
       const finished = response.writableFinished;
@@ -191,7 +217,8 @@ export function exchangeListener(
       path: url === undefined ? '/' : `${url.pathname}${url.search}`,
       started,
       upstreamMs: 0,
-      secrets: secretsOf(request.headers),
+      // Gemini's API key may come as `?key=`: scrubbed like a credential header.
+      secrets: [...secretsOf(request.headers), ...(url?.searchParams.getAll('key') ?? [])],
       credential: credentialIdentity(request.headers),
       signal: controller.signal,
       format: FITTED_ROUTES[route] ?? 'openai',

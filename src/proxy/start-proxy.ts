@@ -50,6 +50,14 @@ export interface ProxyOptions {
   onLog?: (entry: ProxyLogEntry) => void;
   /** The `fetch` discovery probes use (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * A secret the proxy proves it holds without sending it: `GET /healthz` with
+   * `x-spillway-challenge: NONCE` is answered with `x-spillway-proof` (see `ownerProof`). `spillway
+   * wrap` reuses only a proxy that proves it holds its secret.
+   */
+  ownerSecret?: string;
+  /** Told of every request as it arrives (method and path, never the query, headers or body). */
+  onRequest?: (arrival: { method: string; pathname: string }) => void;
 }
 
 /** A running proxy. */
@@ -133,6 +141,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     maxBodyBytes,
     largeBodies: new WorkLane(),
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.ownerSecret ? { ownerSecret: options.ownerSecret } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     log,
   };
 

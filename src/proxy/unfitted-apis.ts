@@ -13,6 +13,9 @@ export const FITTED_APIS = [
   'POST /v1/responses/input_tokens',
   'POST /v1/messages',
   'POST /v1/messages/count_tokens',
+  'POST /v1beta/models/{model}:generateContent',
+  'POST /v1beta/models/{model}:streamGenerateContent',
+  'POST /v1beta/models/{model}:countTokens',
 ] as const;
 
 /** A generation API passed through unfitted: its name and the paths it answers. */
@@ -27,8 +30,10 @@ export interface UnfittedApi {
 /** Generation APIs sent upstream unfitted. */
 export const UNFITTED_APIS: readonly UnfittedApi[] = [
   {
+    // The Gemini API's own paths (`/v1beta/models/{model}:…`) are fitted; Vertex AI's longer ones
+    // (`/v1/projects/…/publishers/google/models/{model}:…`) are not.
     api: 'gemini',
-    description: 'Gemini generateContent / streamGenerateContent (Gemini CLI)',
+    description: 'Vertex AI generateContent / streamGenerateContent (projects/…/models/…)',
     matches: (method, pathname) =>
       method === 'POST' && /\/models\/[^/]+:(?:generateContent|streamGenerateContent)$/.test(pathname),
   },

@@ -14,10 +14,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * The text of a reply: OpenAI `choices[0].message.content`, Anthropic `content` text blocks, the
- * Responses API's `output` message items (`output_text` parts).
+ * Responses API's `output` message items (`output_text` parts), Gemini's `candidates[0]` text parts
+ * (thoughts left out).
  */
 function replyText(body: unknown): string | undefined {
   if (!isRecord(body)) return undefined;
+  if (Array.isArray(body.candidates)) {
+    const content = isRecord(body.candidates[0]) ? body.candidates[0].content : undefined;
+    const parts = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
+    return parts
+      .filter((part) => isRecord(part) && typeof part.text === 'string' && part.thought !== true)
+      .map((part) => (part as { text: string }).text)
+      .join('');
+  }
   const blocks = (value: unknown): string | undefined =>
     Array.isArray(value)
       ? value
@@ -45,8 +54,16 @@ function replyText(body: unknown): string | undefined {
 }
 
 function usageOf(body: unknown): { promptTokens: number; completionTokens: number } | undefined {
-  if (!isRecord(body) || !isRecord(body.usage)) return undefined;
-  const usage = body.usage;
+  if (!isRecord(body)) return undefined;
+  const usage = isRecord(body.usage)
+    ? body.usage
+    : isRecord(body.usageMetadata)
+      ? {
+          prompt_tokens: body.usageMetadata.promptTokenCount,
+          completion_tokens: body.usageMetadata.candidatesTokenCount,
+        }
+      : undefined;
+  if (usage === undefined) return undefined;
   const number = (key: string) => (typeof usage[key] === 'number' ? (usage[key] as number) : undefined);
   const prompt = number('prompt_tokens') ?? number('input_tokens');
   const completion = number('completion_tokens') ?? number('output_tokens');
@@ -77,9 +94,13 @@ export function createUpstreamSummarizer({
     delete wire.stream_options;
     const body = Buffer.from(JSON.stringify(wire));
     const started = performance.now();
+    // Gemini streams by path: the summary asks the same model for one whole answer.
+    const path = exchange.path
+      .replace(':streamGenerateContent', ':generateContent')
+      .replace(/([?&])alt=sse(&|$)/, (_match, before: string, after: string) => (after ? before : ''));
     try {
       const response = await sendUpstream(
-        upstreamJsonPost(runtime, exchange, body, signal ?? exchange.signal),
+        upstreamJsonPost(runtime, { ...exchange, path }, body, signal ?? exchange.signal),
       );
       const text = (await readResponseBody(response)).toString('utf8');
       const status = response.statusCode ?? 502;

@@ -20,7 +20,13 @@ afterAll(async () => {
 });
 
 function chatPath(profile: EmulatorProfileName): string {
+  if (profile === 'gemini') return '/v1beta/models/gemini-2.5-pro:generateContent';
   return profile === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
+}
+
+/** Where each profile lists its models. */
+function modelsPath(profile: EmulatorProfileName): string {
+  return profile === 'gemini' ? '/v1beta/models' : '/v1/models';
 }
 
 async function send(
@@ -203,9 +209,9 @@ describe('robustness', () => {
       }),
       { numRuns: 60, seed: 42 },
     );
-    for (const emulator of emulators.values()) {
+    for (const [profile, emulator] of emulators) {
       expect(emulator.requests.every((request) => request.note?.error === undefined)).toBe(true);
-      expect((await fetch(`${emulator.url}/v1/models`)).status).toBe(200);
+      expect((await fetch(`${emulator.url}${modelsPath(profile)}`)).status).toBe(200);
     }
   });
 

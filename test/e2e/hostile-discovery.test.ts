@@ -30,7 +30,7 @@ function chat(url: string, model: string): Promise<Response> {
 }
 
 /** The most requests one discovery of a server makes (its endpoints, and /api/show once). */
-const DISCOVERY_PROBES = 6;
+const DISCOVERY_PROBES = 7;
 
 /** Requests the upstream received that were not chat requests: discovery probes. */
 const probes = (emulator: Emulator) =>

@@ -149,7 +149,7 @@ describe('POST /v1/responses through the proxy', () => {
 });
 
 describe('APIs the proxy does not fit', () => {
-  it('passes Gemini streamGenerateContent through with a header, a log line and a counter', async () => {
+  it('passes Vertex AI streamGenerateContent through with a header, a log line and a counter', async () => {
     const seen: string[] = [];
     const upstream = createServer((request, response) => {
       seen.push(request.url ?? '');
@@ -168,7 +168,8 @@ describe('APIs the proxy does not fit', () => {
       onLog: (entry) => logs.push(entry),
     });
     open.push(proxy);
-    const path = '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse';
+    const path =
+      '/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse';
     const response = await fetch(`${proxy.url}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -179,7 +180,7 @@ describe('APIs the proxy does not fit', () => {
     expect(seen).toEqual([path]);
     expect(logs.find((entry) => entry.event === 'passthrough')).toMatchObject({ api: 'gemini' });
     expect(logs.find((entry) => entry.event === 'apis')?.passed_through).toContain(
-      'Gemini generateContent / streamGenerateContent (Gemini CLI)',
+      'Vertex AI generateContent / streamGenerateContent (projects/…/models/…)',
     );
     expect(proxy.metrics.passthroughs.value({ api: 'gemini', reason: 'unfitted_api' })).toBe(1);
   });

@@ -36,6 +36,13 @@ export function notesTask({ count, lines }: { count: number; lines: number }): C
 /** The task every client of the suite is given. */
 export const TASK = notesTask({ count: 4, lines: 150 });
 
+/** What an agent was given at launch under `spillway wrap` (see `record-launch.mjs`). */
+export interface RecordedLaunch {
+  args: string[];
+  env: Record<string, string>;
+  files: { piModels?: unknown; geminiSettings?: unknown };
+}
+
 /** What a spec sets up for one run. */
 export interface ClientSetup {
   /** The agent's arguments (after its name). */
@@ -62,7 +69,20 @@ export interface ClientSpec {
   believed: number;
   task: ClientTask;
   setup(options: { home: string; upstream: string }): ClientSetup;
+  /** The window the agent was told under `spillway wrap`, read back from what it was given. */
+  toldWindow(launch: RecordedLaunch): number | undefined;
+  /** `false` where wrap tells this agent no window on purpose (see `agent-environment.ts`). */
+  told?: false;
 }
+
+// Small readers of what a launch carries, for `toldWindow`.
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+const path = (value: unknown, ...keys: string[]): unknown =>
+  keys.reduce<unknown>((current, key) => record(current)[key], value);
+const numberOr = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'window', 'budget', 'token', 'prune', 'stream', 'cache'];
 
@@ -83,6 +103,7 @@ export function writeTaskFiles(directory: string, task: ClientTask): void {
 }
 
 const QWEN = 'Qwen/Qwen2.5-7B-Instruct';
+const GEMINI_MODEL = 'gemini-2.5-pro';
 
 /**
  * pi against a vLLM emulator enforcing `window`, its models.json telling it `believed` and an output
@@ -131,8 +152,13 @@ export function piSpec({
       return {
         args: ['-p', '--no-session', '--provider', 'emu', '--model', QWEN, task.prompt],
         env: { HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1' },
-        wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
+        wrapFlags: ['--upstream', upstream],
       };
+    },
+    toldWindow: ({ files }) => {
+      const models = path(files.piModels, 'providers', 'emu', 'models');
+      const entry = Array.isArray(models) ? models.find((model) => record(model).id === QWEN) : undefined;
+      return numberOr(record(entry).contextWindow);
     },
   };
 }
@@ -145,22 +171,29 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
     api: 'Anthropic Messages',
     profile: 'anthropic',
     model: 'claude-sonnet-4-5',
-    window: 40_000,
+    window: 28_000,
     believed: 200_000,
     task: TASK,
-    setup: ({ home, upstream }) => ({
-      args: ['--model', 'claude-sonnet-4-5', '-p', TASK.prompt, '--dangerously-skip-permissions'],
-      env: {
-        ANTHROPIC_BASE_URL: upstream,
-        ANTHROPIC_API_KEY: 'sk-ant-suite',
-        // The suite runs as root in CI; Claude Code allows skipping permissions there in a sandbox.
-        IS_SANDBOX: '1',
-        DISABLE_AUTOUPDATER: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        HOME: home,
-      },
-      wrapFlags: [],
-    }),
+    setup: ({ home, upstream }) => {
+      // A gateway's window is the user's to state (the Anthropic API names none): marked hard, it
+      // wins over the catalog's 200,000 for the model.
+      const config = join(home, 'spillway.json');
+      writeFileSync(config, JSON.stringify({ context_length: { value: 28_000, hard: true } }));
+      return {
+        args: ['--model', 'claude-sonnet-4-5', '-p', TASK.prompt, '--dangerously-skip-permissions'],
+        env: {
+          ANTHROPIC_BASE_URL: upstream,
+          ANTHROPIC_API_KEY: 'sk-ant-suite',
+          // The suite runs as root in CI; Claude Code allows skipping permissions there in a sandbox.
+          IS_SANDBOX: '1',
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          HOME: home,
+        },
+        wrapFlags: ['--config', config],
+      };
+    },
+    toldWindow: ({ env }) => Number(env.CLAUDE_CODE_AUTO_COMPACT_WINDOW) || undefined,
   },
   {
     name: 'Codex CLI',
@@ -173,28 +206,27 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
     believed: 128_000,
     task: TASK,
     setup: ({ home, upstream }) => {
+      // Codex's built-in `openai` provider, pointed at the server in its own config.
       const codexHome = join(home, '.codex');
       mkdirSync(codexHome, { recursive: true });
       writeFileSync(
         join(codexHome, 'config.toml'),
-        [
-          `model = "${QWEN}"`,
-          'model_provider = "emu"',
-          'model_context_window = 128000',
-          '[model_providers.emu]',
-          'name = "emu"',
-          `base_url = "${upstream}/v1"`,
-          'env_key = "EMU_API_KEY"',
-          'wire_api = "responses"',
-          '',
-        ].join('\n'),
+        [`model = "${QWEN}"`, `openai_base_url = "${upstream}/v1"`, 'model_context_window = 128000', ''].join(
+          '\n',
+        ),
       );
       return {
         args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', TASK.prompt],
-        env: { CODEX_HOME: codexHome, EMU_API_KEY: 'sk-suite', HOME: home },
-        wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
+        env: { CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-suite', HOME: home },
+        wrapFlags: [],
       };
     },
+    toldWindow: ({ args }) => {
+      const flag = args.find((arg) => arg.startsWith('model_context_window='));
+      return flag === undefined ? undefined : Number(flag.split('=')[1]);
+    },
+    // Its built-in provider compacts on OpenAI's servers, which the emulator is not: told nothing.
+    told: false,
   },
   {
     name: 'opencode',
@@ -235,11 +267,57 @@ export const CLIENT_SPECS: readonly ClientSpec[] = [
           // The provider package opencode installs on first use, shared between runs.
           XDG_CACHE_HOME: join(CLIENTS_DIR, 'cache'),
         },
-        wrapFlags: ['--upstream', upstream, '--provider', 'emu'],
+        wrapFlags: ['--upstream', upstream],
       };
+    },
+    toldWindow: ({ env }) => {
+      let content: unknown;
+      try {
+        content = JSON.parse(env.OPENCODE_CONFIG_CONTENT ?? '');
+      } catch {
+        return undefined;
+      }
+      return numberOr(path(content, 'provider', 'emu', 'models', QWEN, 'limit', 'context'));
     },
   },
   piSpec({ name: 'pi', window: 24_000, believed: 128_000, maxTokens: 16_000, task: TASK }),
+  {
+    name: 'Gemini CLI',
+    package: '@google/gemini-cli',
+    command: 'gemini',
+    api: 'Gemini generateContent',
+    profile: 'gemini',
+    model: GEMINI_MODEL,
+    window: 18_000,
+    believed: 1_048_576,
+    task: TASK,
+    setup: ({ home, upstream }) => {
+      // A user of the Gemini API with a key, who trusts the folder and sends no usage statistics.
+      mkdirSync(join(home, '.gemini'), { recursive: true });
+      writeFileSync(
+        join(home, '.gemini', 'settings.json'),
+        JSON.stringify({
+          security: { auth: { selectedType: 'gemini-api-key' } },
+          privacy: { usageStatisticsEnabled: false },
+        }),
+      );
+      return {
+        args: ['-m', GEMINI_MODEL, '--yolo', '-p', TASK.prompt],
+        env: {
+          HOME: home,
+          GEMINI_API_KEY: 'gemini-suite-key',
+          GOOGLE_GEMINI_BASE_URL: upstream,
+          GEMINI_CLI_TRUST_WORKSPACE: 'true',
+        },
+        wrapFlags: [],
+      };
+    },
+    // Told as the share of its built-in 1,048,576-token window at which it compresses: half the window.
+    toldWindow: ({ files }) => {
+      const threshold = numberOr(path(files.geminiSettings, 'model', 'compressionThreshold'));
+      return threshold === undefined ? undefined : Math.round((threshold * 1_048_576) / 0.5);
+    },
+  },
 ];
 
 /**

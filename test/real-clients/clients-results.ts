@@ -1,6 +1,6 @@
 /**
  * The client suite's results (`bench/results/clients.json`, `bench/results/clients-pi-small-window.json`)
- * and the README tables made from them. Each table is exactly {@link renderClientsTable} of its
+ * and the docs/agents.md tables made from them. Each table is exactly {@link renderClientsTable} of its
  * committed file; a test checks it.
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +23,8 @@ export interface ClientRunResult {
   /** The largest prompt the emulator accepted, in its tokens. */
   largestPrompt: number;
   seconds: number;
+  /** Through `spillway wrap`: the window the client was told, read back from what it was given. */
+  toldWindow?: number;
   /** The end of the client's output, when it did not complete. */
   lastOutput?: string;
 }
@@ -41,6 +43,11 @@ export interface ClientsResults {
 
 /** Where the results are committed. */
 export const CLIENTS_RESULTS_PATH = new URL('../../bench/results/clients.json', import.meta.url);
+/**
+ * Where the results of every agent on its default provider path, told its window by `spillway
+ * wrap` (Claude Code, Codex CLI, opencode, pi, Gemini CLI), are committed; docs/agents.md shows them.
+ */
+export const AGENTS_RESULTS_PATH = new URL('../../bench/results/clients-agents.json', import.meta.url);
 /** Where the results of pi with a small window on the long task are committed. */
 export const PI_SMALL_WINDOW_RESULTS_PATH = new URL(
   '../../bench/results/clients-pi-small-window.json',

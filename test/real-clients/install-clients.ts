@@ -19,7 +19,7 @@ const PINNED = JSON.parse(readFileSync(new URL('./pinned-clients.json', import.m
 
 /** The executables of the installed clients, by the name `spillway wrap` knows them by. */
 export interface InstalledClients {
-  /** A directory holding `claude`, `codex`, `opencode` and `pi`, for PATH. */
+  /** A directory holding `claude`, `codex`, `opencode`, `pi` and `gemini`, for PATH. */
   bin: string;
   versions: Record<string, string>;
 }
@@ -70,7 +70,7 @@ export function installClients(): InstalledClients {
   mkdirSync(bin, { recursive: true });
   const modules = join(CLIENTS_DIR, 'node_modules', '.bin');
   link(claudeBinary(), join(bin, 'claude'));
-  for (const name of ['codex', 'opencode', 'pi']) link(join(modules, name), join(bin, name));
+  for (const name of ['codex', 'opencode', 'pi', 'gemini']) link(join(modules, name), join(bin, name));
   const versions = Object.fromEntries(
     Object.keys(PINNED).map((name) => [name, installedVersion(name) ?? '']),
   );

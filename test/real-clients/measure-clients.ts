@@ -97,3 +97,15 @@ export function expectNoWorseThroughSpillway(results: ClientsResults): void {
     expect(through.overflows).toBeLessThanOrEqual(Math.max(direct.overflows, 1));
   }
 }
+
+/**
+ * Every client run through `spillway wrap` was told the window its emulator enforces, read back from
+ * what it was given; a spec marked `told: false` was told none.
+ */
+export function expectToldTheWindow(results: ClientsResults, specs: readonly ClientSpec[]): void {
+  for (const spec of specs) {
+    const through = results.runs.find((run) => run.client === spec.name && run.mode === 'spillway');
+    const expected = spec.told === false ? undefined : spec.window;
+    expect({ client: spec.name, told: through?.toldWindow }).toEqual({ client: spec.name, told: expected });
+  }
+}

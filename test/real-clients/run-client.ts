@@ -4,12 +4,12 @@
  * home and workspace, so runs can go side by side.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator } from '../../src/emulator/index.js';
-import { type ClientSpec, type ClientTask, writeTaskFiles } from './client-specs.js';
+import { type ClientSpec, type ClientTask, type RecordedLaunch, writeTaskFiles } from './client-specs.js';
 import type { ClientRunResult } from './clients-results.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -44,6 +44,33 @@ function runProcess(
       resolve({ code: code ?? (signal ? 128 : 1), output });
     });
   });
+}
+
+/**
+ * A directory holding a stand-in for `command` that records what the agent is given
+ * (`record-launch.mjs`) and runs the real one from `bin`; the variables it needs to do so.
+ */
+function recorder(
+  home: string,
+  command: string,
+  bin: string,
+): { dir: string; env: NodeJS.ProcessEnv; file: string } {
+  const dir = join(home, 'recorder');
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, command);
+  const launcher = join(root, 'test', 'real-clients', 'record-launch.mjs');
+  writeFileSync(script, `#!/bin/sh\nexec "${process.execPath}" "${launcher}" "$@"\n`);
+  chmodSync(script, 0o755);
+  const file = join(home, 'launch.json');
+  return { dir, file, env: { SPILLWAY_REAL_AGENT: join(bin, command), SPILLWAY_LAUNCH_RECORD: file } };
+}
+
+function readLaunch(file: string): RecordedLaunch | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RecordedLaunch;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the workspace holds the line counts of every file of `task`. */
@@ -82,7 +109,9 @@ export async function runClient({
   const started = performance.now();
   try {
     const setup = spec.setup({ home, upstream: emulator.url });
-    const env = { ...process.env, ...setup.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    const recording = mode === 'spillway' ? recorder(home, spec.command, bin) : undefined;
+    const path = [recording?.dir, bin, process.env.PATH ?? ''].filter((part) => part !== undefined).join(':');
+    const env = { ...process.env, ...setup.env, ...recording?.env, PATH: path };
     const { code, output } =
       mode === 'direct'
         ? await runProcess(spec.command, setup.args, { cwd: workspace, env })
@@ -103,6 +132,8 @@ export async function runClient({
     const answered = chats.filter((record) => record.status === 200);
     const steps = Math.max(0, ...answered.map((record) => (record.replyIndex ?? -1) + 1));
     const completed = code === 0 && output.includes(DONE) && countsWritten(workspace, spec.task);
+    const launch = recording === undefined ? undefined : readLaunch(recording.file);
+    const toldWindow = launch === undefined ? undefined : spec.toldWindow(launch);
     return {
       client: spec.name,
       package: `${spec.package}@${version}`,
@@ -115,6 +146,7 @@ export async function runClient({
       overflows: chats.filter((record) => record.overflow !== undefined).length,
       largestPrompt: Math.max(0, ...answered.map((record) => record.promptTokens ?? 0)),
       seconds: Math.round((performance.now() - started) / 100) / 10,
+      ...(toldWindow === undefined ? {} : { toldWindow }),
       ...(completed ? {} : { lastOutput: output.trim().split('\n').slice(-3).join('\n').slice(0, 400) }),
     };
   } finally {

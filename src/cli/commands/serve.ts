@@ -11,6 +11,7 @@ import {
 import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
+import { loadOrCreateSharedSecret } from '../wrap/shared-secret.js';
 
 /**
  * The store `--store` names; without the flag, the SQLite file, or memory when better-sqlite3 (an
@@ -40,7 +41,7 @@ export const serveCommand: Command = {
   usage: `usage: spillway serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
                       [--store memory|sqlite[:PATH]|redis://…] [--upstream-format openai|anthropic]
                       [--max-body-bytes N] [--connect-timeout MS] [--first-byte-timeout MS]
-                      [--idle-timeout MS] [--verbose]
+                      [--idle-timeout MS] [--secret-file FILE] [--verbose]
 
 Forwards POST /v1/chat/completions, /v1/responses and /v1/messages to the upstream after fitting
 them to the model's window: old tool outputs elided, oldest whole turns pruned, max_tokens kept
@@ -65,6 +66,8 @@ unchanged. Credentials are forwarded, never logged.
   --first-byte-timeout MS    wait at most MS for the first byte of its answer (default ${DEFAULT_UPSTREAM_TIMEOUTS.firstByteMs})
   --idle-timeout MS          wait at most MS between two chunks of its answer (default ${DEFAULT_UPSTREAM_TIMEOUTS.idleMs});
                        a timeout is answered 504 naming it, and beats the config's value
+  --secret-file FILE   prove this secret (owner-only; made when missing) to spillway wrap --port,
+                       so that wrapped agents of the same user reuse this proxy
   --verbose            log every request (JSON lines on stderr); otherwise warnings only
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
@@ -80,6 +83,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     'connect-timeout': { type: 'string' },
     'first-byte-timeout': { type: 'string' },
     'idle-timeout': { type: 'string' },
+    'secret-file': { type: 'string' },
     verbose: { type: 'boolean' },
   },
   async run({ values }) {
@@ -106,6 +110,8 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     const configPath = values.config as string | undefined;
     const config = configPath === undefined ? undefined : await loadProxyConfig(configPath);
     const verbose = values.verbose === true;
+    const secretFile = values['secret-file'] as string | undefined;
+    const ownerSecret = secretFile === undefined ? undefined : loadOrCreateSharedSecret(secretFile);
     const store = openStore(values.store as string | undefined);
     const proxy = await startProxy({
       upstream,
@@ -115,6 +121,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
       store,
       ...(config ? { config } : {}),
       ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      ...(ownerSecret === undefined ? {} : { ownerSecret }),
       timeouts,
       onLog(entry) {
         if (entry.event === 'listening') return;

@@ -1,12 +1,15 @@
 /**
  * @module
  * The normalized transcript, its segmentation into head and turns, pairing validation, and the
- * converters from and to OpenAI Chat Completions, OpenAI Responses and Anthropic Messages requests.
+ * converters from and to OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Gemini
+ * generateContent requests.
  */
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText } from './content.js';
 export { detectFormat } from './detect-format.js';
 export { contentHash, digestItems, digestMessages, hashText } from './digest.js';
+export { fromGemini, GEMINI_CALL_ID_PREFIX, toGemini } from './gemini-generate-content.js';
+export type * from './gemini-wire.js';
 export {
   type JsonDepthExcess,
   jsonTextDepthExcess,

@@ -65,6 +65,10 @@ export interface WireHints {
   noContent?: boolean;
   /** Responses API: the system message is the request's `instructions`, not an input item. */
   instructions?: boolean;
+  /** Gemini: the one field of `functionResponse.response` the tool message's text came from. */
+  responseKey?: string;
+  /** Gemini: fields of the part around a function response, restored when it is written. */
+  partExtra?: Extra;
 }
 
 /** A tool call the assistant asked for. `arguments` is JSON text. */
@@ -123,12 +127,15 @@ export interface ToolDefinition {
   source?: string;
 }
 
-/** Which wire format a request came in. */
-/** `responses`: the OpenAI Responses API (`input` items, `instructions`, `max_output_tokens`). */
-export type RequestFormat = 'openai' | 'anthropic' | 'responses';
+/**
+ * Which wire format a request came in. `responses`: the OpenAI Responses API (`input` items,
+ * `instructions`, `max_output_tokens`); `gemini`: the Gemini API's `generateContent` (`contents`,
+ * `systemInstruction`, `generationConfig.maxOutputTokens`).
+ */
+export type RequestFormat = 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** Every {@link RequestFormat}. */
-export const REQUEST_FORMATS: readonly RequestFormat[] = ['openai', 'anthropic', 'responses'];
+export const REQUEST_FORMATS: readonly RequestFormat[] = ['openai', 'anthropic', 'responses', 'gemini'];
 
 /** A normalized chat request. */
 export interface ChatRequest {

@@ -1,5 +1,6 @@
 import { SpillwayError } from '../../core/index.js';
 import { anthropicProfile } from './anthropic.js';
+import { geminiProfile } from './gemini.js';
 import { litellmVllmProfile } from './litellm-vllm.js';
 import { llamacppProfile } from './llamacpp.js';
 import { ollamaProfile } from './ollama.js';
@@ -16,6 +17,7 @@ export const PROFILE_NAMES: readonly EmulatorProfileName[] = [
   'llamacpp',
   'localai',
   'ollama',
+  'gemini',
 ];
 
 const FACTORIES: Record<EmulatorProfileName, (options: ProfileOptions) => Profile> = {
@@ -26,6 +28,7 @@ const FACTORIES: Record<EmulatorProfileName, (options: ProfileOptions) => Profil
   llamacpp: (options) => llamacppProfile(options),
   localai: (options) => llamacppProfile(options, { localai: true }),
   ollama: ollamaProfile,
+  gemini: geminiProfile,
 };
 
 /** The profile called `name`, configured; fails with `invalid_config` for an unknown name. */

@@ -8,7 +8,8 @@ export type EmulatorProfileName =
   | 'litellm-vllm'
   | 'llamacpp'
   | 'localai'
-  | 'ollama';
+  | 'ollama'
+  | 'gemini';
 
 /** What an overflow rejection was about, in `classifyOverflow`'s terms. */
 export type OverflowKind = 'context' | 'budget' | 'output_cap';
@@ -85,9 +86,11 @@ export interface Profile {
   contextLength: number;
   /** The server's own output cap, when it has one. */
   outputCap: number | undefined;
-  chatPath: '/v1/chat/completions' | '/v1/messages';
+  chatPath: '/v1/chat/completions' | '/v1/messages' | '/v1beta/openai/chat/completions';
   /** Whether the server also answers the OpenAI Responses API (`POST /v1/responses`). */
   servesResponses?: boolean;
+  /** Whether the server answers the Gemini API (`POST /v1beta/models/{model}:generateContent`, …). */
+  servesGemini?: boolean;
   /** Roles the endpoint accepts; when absent, any role reaches the chat template. */
   roles?: readonly string[];
   /** Whether an empty `messages` array is a 400 (it is rendered as a bare system turn otherwise). */
