@@ -3,7 +3,7 @@
  * and directly, against a server whose window is smaller than they believe.
  */
 
-/** What the headline reads of bench/results/clients.json. */
+/** What the headline reads of bench/results/clients-agents.json. */
 export interface HeadlineClients {
   taskSteps: number;
   runs: Array<{ client: string; mode: 'direct' | 'spillway'; completed: boolean }>;

@@ -74,7 +74,7 @@ function figure<T>(name: string, file: string, render: (result: T) => string): F
 const paragraphs = (...parts: string[]) => parts.join('\n\n');
 
 export const FIGURES: Figure[] = [
-  figure<HeadlineClients>('headline', 'clients.json', clientsHeadline),
+  figure<HeadlineClients>('headline', 'clients-agents.json', clientsHeadline),
   figure<ClientsResults>('clients-agents', 'clients-agents.json', agentsTable),
   figure<CliResult>('estimate-example', 'cli.json', estimateExample),
   figure<CliResult>('fit-example', 'cli.json', fitExample),

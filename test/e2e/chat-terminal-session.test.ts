@@ -120,7 +120,7 @@ describe.skipIf(!hasTmux)('spillway chat sessions in a terminal', () => {
     const figure = (label: string) =>
       Number(new RegExp(`${label} +([\\d,]+)`).exec(limits)?.[1]?.replace(/,/g, ''));
     expect(figure('window')).toBe(128_000);
-    expect(figure('reserve')).toBe(16_384);
+    expect(figure('reserve')).toBe(1_024);
     expect(figure('prompt budget')).toBe(figure('window') - figure('reserve') - figure('safety margin'));
     expect(figure('in use now')).toBe(exact);
     type('figures', '/cost');

@@ -11,7 +11,8 @@ export interface ClientRunResult {
   /** `name@version`, as installed from the registry. */
   package: string;
   api: string;
-  mode: 'direct' | 'spillway';
+  /** Directly, through `spillway wrap`, or pointed at a fresh `spillway serve`. */
+  mode: 'direct' | 'spillway' | 'serve';
   /** Exit 0, the final answer given, and the line counts of every file written. */
   completed: boolean;
   exitCode: number;
@@ -82,16 +83,23 @@ function cell(run: ClientRunResult | undefined, taskSteps: number): string {
  * run through `spillway wrap`, with the measuring command, machine and date under it.
  */
 export function renderClientsTable(results: ClientsResults, path: URL = CLIENTS_RESULTS_PATH): string {
+  const serve = results.runs.some((run) => run.mode === 'serve');
   const rows = results.clients.map(({ client, window, believed, profile }) => {
     const runs = results.runs.filter((run) => run.client === client);
     const direct = runs.find((run) => run.mode === 'direct');
     const through = runs.find((run) => run.mode === 'spillway');
     const first = direct ?? through;
-    return `| ${client} (\`${first?.package ?? ''}\`, ${first?.api ?? ''}) | \`${profile}\`: ${count(window)} (client told ${count(believed)}) | ${cell(direct, results.taskSteps)} | ${cell(through, results.taskSteps)} |`;
+    const served = serve
+      ? ` ${cell(
+          runs.find((run) => run.mode === 'serve'),
+          results.taskSteps,
+        )} |`
+      : '';
+    return `| ${client} (\`${first?.package ?? ''}\`, ${first?.api ?? ''}) | \`${profile}\`: ${count(window)} (client told ${count(believed)}) | ${cell(direct, results.taskSteps)} | ${cell(through, results.taskSteps)} |${served}`;
   });
   return [
-    '| client | emulator: enforced window | direct | through `spillway wrap` |',
-    '| --- | --- | --- | --- |',
+    `| client | emulator: enforced window | direct | through \`spillway wrap\` |${serve ? ' through a fresh `spillway serve` |' : ''}`,
+    `| --- | --- | --- | --- |${serve ? ' --- |' : ''}`,
     ...rows,
     '',
     `Measured by \`${results.command}\` on ${results.machine}, Node ${results.node}, ${results.date.slice(0, 10)} (\`bench/results/${path.pathname.split('/').at(-1)}\`).`,

@@ -81,8 +81,39 @@ function countsWritten(workspace: string, task: ClientTask): boolean {
   return task.files.every((file) => new RegExp(`\\b${task.lines} ${file.replace('.', '\\.')}`).test(text));
 }
 
+/** A fresh `spillway serve` (its default store under `home`, so nothing is left from other runs). */
+async function startServe(
+  upstream: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', loader, join(root, 'src/cli/bin.ts'), 'serve', '--upstream', upstream, '--port', '0'],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /listening on (http:\/\/\S+)/.exec(out);
+      if (line?.[1]) resolve(line[1]);
+    });
+    child.stderr?.resume();
+    child.once('exit', (code) => reject(new Error(`spillway serve exited with ${code} before listening`)));
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return { url, stop };
+}
+
 /**
- * Runs `spec`'s client on the task in `mode`, with the clients' executables in `bin`.
+ * Runs `spec`'s client on the task in `mode`, with the clients' executables in `bin`: directly
+ * against the emulator, through `spillway wrap`, or pointed at a fresh `spillway serve` in front of
+ * it (`serve`).
  *
  * @example
  * const result = await runClient({ spec, mode: 'spillway', bin });
@@ -94,7 +125,7 @@ export async function runClient({
   version,
 }: {
   spec: ClientSpec;
-  mode: 'direct' | 'spillway';
+  mode: ClientRunResult['mode'];
   bin: string;
   version: string;
 }): Promise<ClientRunResult> {
@@ -107,13 +138,15 @@ export async function runClient({
   const workspace = join(home, 'work');
   writeTaskFiles(workspace, spec.task);
   const started = performance.now();
+  const served =
+    mode === 'serve' ? await startServe(emulator.url, { ...process.env, HOME: home }) : undefined;
   try {
-    const setup = spec.setup({ home, upstream: emulator.url });
+    const setup = spec.setup({ home, upstream: served?.url ?? emulator.url });
     const recording = mode === 'spillway' ? recorder(home, spec.command, bin) : undefined;
     const path = [recording?.dir, bin, process.env.PATH ?? ''].filter((part) => part !== undefined).join(':');
     const env = { ...process.env, ...setup.env, ...recording?.env, PATH: path };
     const { code, output } =
-      mode === 'direct'
+      mode !== 'spillway'
         ? await runProcess(spec.command, setup.args, { cwd: workspace, env })
         : await runProcess(
             process.execPath,
@@ -150,6 +183,7 @@ export async function runClient({
       ...(completed ? {} : { lastOutput: output.trim().split('\n').slice(-3).join('\n').slice(0, 400) }),
     };
   } finally {
+    await served?.stop();
     if (process.env.KEEP_RECORDS)
       writeFileSync(process.env.KEEP_RECORDS, JSON.stringify(emulator.requests, null, 1));
     await emulator.close();
