@@ -15,7 +15,7 @@ import {
 import { textBox } from './chart-text.js';
 import { type DemoRunVerdict, lostShare } from './demo-verdict.js';
 import type { DemoRequest, DemoRun } from './run-demo-session.js';
-import { percent } from './verdict-lines.js';
+import { percent } from './share-percent.js';
 
 /** A label beside a point of the plot: to its right, else to its left, just above it. */
 function pointLabel(

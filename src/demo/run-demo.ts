@@ -19,7 +19,7 @@ import { type LimitSource, type ResolvedLimits, resolveLimits } from '../models/
 import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
 import { demoSession } from './demo-session.js';
 import { type DemoRequest, type DemoRun, runDemoSession } from './run-demo-session.js';
-import { percent } from './verdict-lines.js';
+import { percent } from './share-percent.js';
 
 /** The default backend: LiteLLM in front of vLLM at 1:10 scale (9,600 / 9,600 advertised, 21,000 enforced). */
 export const DEMO_DEFAULT_PROFILE: EmulatorProfileName = 'litellm-vllm';

@@ -6,14 +6,11 @@
 import { type DemoRunVerdict, type DemoVerdict, lostShare } from './demo-verdict.js';
 import type { DemoResult } from './run-demo.js';
 import type { DemoRun } from './run-demo-session.js';
+import { percent } from './share-percent.js';
+
+export { percent };
 
 const count = (value: number): string => value.toLocaleString('en-US');
-
-/** A share as a whole percentage, never rounded up to 100 nor down to 0. */
-export function percent(share: number): string {
-  const rounded = Math.round(share * 100);
-  return `${share > 0 && rounded === 0 ? '<1' : share < 1 && rounded === 100 ? '>99' : rounded}%`;
-}
 
 function stuckPhrase(verdict: DemoRunVerdict, result: DemoResult): string {
   const at = verdict.stuckAt;

@@ -4,10 +4,15 @@
  */
 import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
+import type { DiscoveryError, DiscoveryOutcome } from './discovery-outcome.js';
 import type { DiscoveredLimits, DiscoveryProbe, ServerAnswers } from './discovery-probe.js';
 import { DISCOVERY_PROBES } from './discovery-probes.js';
 import { modelNameProblem } from './model-name.js';
 import { sameOllamaModel } from './ollama-probes.js';
+import { serverRoot } from './server-root.js';
+
+export type { DiscoveryError, DiscoveryOutcome } from './discovery-outcome.js';
+export { serverRoot } from './server-root.js';
 
 /** How long discovery waits for a server, in milliseconds: every probe runs within this one deadline. */
 export const DEFAULT_DISCOVERY_TIMEOUT_MS = 1_500;
@@ -42,41 +47,6 @@ export interface DiscoverLimitsOptions {
   fetch?: typeof fetch;
   /** Where results are kept (default a process-wide cache); `false` to always probe. */
   cache?: DiscoveryCache | false;
-}
-
-/** The server root a base URL points at: no trailing slash, no `/v1`. */
-export function serverRoot(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch (error) {
-    throw new SpillwayError(
-      'invalid_argument',
-      `base URL ${JSON.stringify(baseUrl)} is not a URL; give one like http://localhost:8000/v1`,
-      { cause: error },
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new SpillwayError('invalid_argument', `base URL ${baseUrl} must be http: or https:`);
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/v1$/, '');
-  return `${url.origin}${path}`;
-}
-
-/** Why discovery found nothing at a server it could not talk to. */
-export interface DiscoveryError {
-  /** `unreachable`: no endpoint could be connected to; `timeout`: none answered within the deadline. */
-  code: 'unreachable' | 'timeout';
-  /** What is wrong and what to do, naming the server. */
-  message: string;
-  /** The server root that was asked. */
-  baseUrl: string;
-}
-
-/** What discovery came to: the limits found, or why the server could not be asked. */
-export interface DiscoveryOutcome {
-  found?: DiscoveredLimits;
-  /** Present when the server could not be reached at all; a server that answers but is not one Spillway knows is no error. */
-  error?: DiscoveryError;
 }
 
 /**

@@ -5,8 +5,7 @@
  * request, concurrent lookups share one probe run, and clients naming ever new models cannot grow it
  * without bound.
  */
-import type { DiscoveryOutcome } from './discover-limits.js';
-import type { ProbeOutcome } from './probe-limits.js';
+import type { DiscoveryOutcome, ProbeOutcome } from './discovery-outcome.js';
 
 /** How long a discovery result is reused: a server restarted with another `n_ctx` is seen within a minute. */
 export const DEFAULT_DISCOVERY_TTL_MS = 60_000;

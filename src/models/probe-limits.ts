@@ -9,8 +9,10 @@
  * all generates almost nothing.
  */
 import { classifyOverflow, isPlausibleWindow } from '../core/index.js';
-import { type DiscoverLimitsOptions, serverRoot } from './discover-limits.js';
+import type { DiscoverLimitsOptions } from './discover-limits.js';
+import type { ProbeOutcome } from './discovery-outcome.js';
 import type { DiscoveredLimits } from './discovery-probe.js';
+import { serverRoot } from './server-root.js';
 
 /** The probe's `max_tokens`: above every real window, below the largest figure believed (2^30). */
 export const PROBE_MAX_TOKENS = 1_000_000_000;
@@ -28,24 +30,7 @@ const MAX_ERROR_BYTES = 65_536;
  */
 export const VALIDATING_BACKENDS: readonly string[] = ['hosted_vllm'];
 
-/** What the probe came to. */
-export interface ProbeOutcome {
-  /**
-   * `stated`: rejected, naming a limit; `rejected`: rejected without a figure Spillway can read;
-   * `accepted`: the server started a reply (it does not validate; the stream was cut at once);
-   * `failed`: no answer (unreachable, timed out).
-   */
-  result: 'stated' | 'rejected' | 'accepted' | 'failed';
-  /** The window the rejection stated. */
-  contextLength?: number;
-  /** The output cap the rejection stated. */
-  outputCap?: number;
-  status?: number;
-  /** The overflow row that read the rejection. */
-  pattern?: string;
-  /** Why the probe failed. */
-  message?: string;
-}
+export type { ProbeOutcome } from './discovery-outcome.js';
 
 /** Options of {@link probeLimits}. */
 export interface ProbeLimitsOptions

@@ -11,12 +11,12 @@ import { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 import type { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyState } from './proxy-state.js';
 import { redactSecrets } from './redact-secrets.js';
-import type { WorkLane } from './screen-chat-body.js';
 import {
   forwardedRequestHeaders,
   type SendUpstreamOptions,
   type UpstreamAgents,
 } from './upstream-request.js';
+import type { WorkLane } from './work-lane.js';
 
 /** One line of the proxy's log. Never carries headers, bodies or credentials. */
 export interface ProxyLogEntry {

@@ -24,18 +24,6 @@ import { rememberParsedBody } from './read-request-body.js';
 /** Bodies from this size on are prepared in the large-body lane (1 MiB, some 250,000 tokens). */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
-/** Runs work one piece at a time, in the order it was handed in. */
-export class WorkLane {
-  #tail: Promise<unknown> = Promise.resolve();
-
-  /** Runs `work` once everything handed in before it has finished. */
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(work);
-    this.#tail = result.catch(() => undefined);
-    return result;
-  }
-}
-
 /** Every text the estimator counts for a request (contents, arguments, ids, schemas), in order. */
 export function estimatedTexts(request: Pick<ChatRequest, 'messages' | 'tools'>): string[] {
   const texts: string[] = [];

@@ -14,11 +14,11 @@ import { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
 import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
-import { WorkLane } from './screen-chat-body.js';
 import { exchangeListener } from './serve-exchange.js';
 import { FITTED_APIS, UNFITTED_APIS } from './unfitted-apis.js';
 import { createUpstreamAgents } from './upstream-request.js';
 import { DEFAULT_UPSTREAM_TIMEOUTS, TIMEOUT_SETTINGS, type UpstreamTimeouts } from './upstream-timeouts.js';
+import { WorkLane } from './work-lane.js';
 
 /** The port `spillway serve` listens on unless told otherwise. */
 export const DEFAULT_PROXY_PORT = 8421;

@@ -4,7 +4,7 @@
  * the wire format it speaks there.
  */
 import { basename } from 'node:path';
-import { codexConfigText, tomlTopLevel } from './agent-model.js';
+import { codexConfigText, tomlTopLevel } from './codex-config.js';
 
 /** The agents `spillway wrap` knows by name; anything else is treated as an OpenAI-compatible client. */
 export type AgentKind = 'claude' | 'codex' | 'opencode' | 'pi' | 'gemini' | 'openai';

@@ -13,9 +13,8 @@
  * | Gemini CLI | `-m`/`--model`, `GEMINI_MODEL` | Gemini CLI `docs/cli/configuration.md` |
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import type { AgentKind } from './agent-kind.js';
+import { codexConfigText, tomlText, tomlTopLevel } from './codex-config.js';
 
 /** The value of `--name VALUE`, `--name=VALUE` or (for `short`) `-s VALUE` in `args`. */
 export function flagValue(args: readonly string[], long: string, short?: string): string | undefined {
@@ -37,32 +36,6 @@ function codexOverrides(args: readonly string[]): Map<string, string> {
     if (key !== undefined && value !== undefined) overrides.set(key.trim(), value.trim());
   }
   return overrides;
-}
-
-/** A TOML string or bare value, unquoted (`"gpt-5"` → `gpt-5`). */
-function tomlText(value: string): string {
-  const quoted = /^"((?:[^"\\]|\\.)*)"$|^'([^']*)'$/.exec(value.trim());
-  return quoted ? (quoted[1] ?? quoted[2] ?? '') : value.trim();
-}
-
-/** A top-level `key = value` of a TOML file (before its first table), if set. */
-export function tomlTopLevel(text: string, key: string): string | undefined {
-  for (const line of text.split('\n')) {
-    if (/^\s*\[/.test(line)) return undefined;
-    const match = new RegExp(`^\\s*${key}\\s*=\\s*(.+?)\\s*(?:#.*)?$`).exec(line);
-    if (match?.[1] !== undefined) return tomlText(match[1]);
-  }
-  return undefined;
-}
-
-/** Codex's `config.toml` under `CODEX_HOME` (default `~/.codex`), or `''`. */
-export function codexConfigText(env: NodeJS.ProcessEnv): string {
-  const home = env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex');
-  try {
-    return readFileSync(join(home, 'config.toml'), 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** The provider Codex uses: `-c model_provider=…`, else `model_provider` in its config, else `openai`. */

@@ -5,7 +5,7 @@
 import type { RecallSpan } from '../compact/index.js';
 import type { TokenBreakdown } from '../tokens/index.js';
 import type { ChatRequest } from '../transcript/index.js';
-import type { ManagerNotice } from './events.js';
+import type { ManagerNotice } from './manager-notice.js';
 import type { CountSource, FitVerdict } from './request-count.js';
 
 /** How a fit cut the request, if it did. */
