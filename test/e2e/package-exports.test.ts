@@ -8,7 +8,7 @@
  * type-checks under `--strict` and runs against the emulators.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,7 +25,7 @@ const ADAPTER_PEERS = ['ai', 'openai', '@anthropic-ai/sdk'];
 /** The optional peers the README's examples use (a session store on a file, Redis, MCP). */
 const OPTIONAL_PEERS_USED = ['better-sqlite3', 'ioredis', '@modelcontextprotocol/sdk'];
 /** Packages the README's examples import besides the package and its peers. */
-const EXAMPLE_PACKAGES = ['@ai-sdk/anthropic'];
+const EXAMPLE_PACKAGES = ['@ai-sdk/anthropic', '@ai-sdk/openai-compatible'];
 
 let work: string;
 let consumer: string;
@@ -239,12 +239,16 @@ export async function resolve(specifier, context, next) {
   });
 });
 
-describe('the README examples in a fresh project', () => {
-  const examples = readmeExamples(readFileSync(join(repo, 'README.md'), 'utf8'));
-  const where = (name: string) => {
-    const example = examples.find((entry) => entry.name === name);
-    return example ? `README.md:${example.line}` : name;
-  };
+describe('the examples of the README and docs/ in a fresh project', () => {
+  const documents = [
+    'README.md',
+    ...readdirSync(join(repo, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
+  const examples = documents.flatMap((path) => readmeExamples(readFileSync(join(repo, path), 'utf8'), path));
+  const where = (name: string) => examples.find((entry) => entry.name === name)?.where ?? name;
 
   /** The examples as files of the consumer, with a tsconfig for `--strict` (and one that emits). */
   function writeExamples(): string {
@@ -271,7 +275,7 @@ describe('the README examples in a fresh project', () => {
   }
 
   it('finds the examples', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(9);
+    expect(examples.length).toBeGreaterThanOrEqual(12);
   });
 
   it('type-checks every example under tsc --strict against the published declarations', async () => {
@@ -284,10 +288,10 @@ describe('the README examples in a fresh project', () => {
       (error: { stdout?: string }) => String(error.stdout),
     );
     // Errors name readme-<n>.ts: say which README block that is.
-    expect(output.replace(/readme-\d+/g, (name) => where(name))).toBe('');
+    expect(output.replace(/(readme|docs-[\w-]+?)-\d+/g, (name) => where(name))).toBe('');
   }, 120_000);
 
-  it('runs every example against the emulators, each SDK pointed at one by its environment', async () => {
+  it('runs every example against the emulators, each SDK pointed at one by its environment, and each prints its result', async () => {
     const directory = writeExamples();
     await node(
       [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.emit.json', '--noCheck'],
@@ -314,7 +318,7 @@ describe('the README examples in a fresh project', () => {
           timeout: 60_000,
           maxBuffer: 16 * 1024 * 1024,
         }).then(
-          () => 'ok',
+          ({ stdout }) => (String(stdout).trim() === '' ? 'printed nothing' : 'ok'),
           (error: { stderr?: string; code?: number; signal?: string }) =>
             `exit ${error.code ?? error.signal}: ${String(error.stderr).slice(-2_000)}`,
         );

@@ -5,25 +5,35 @@
  * written for the real APIs runs unchanged against the emulators.
  */
 
-/** One ```ts block of the README. */
+/** One ```ts block of the README or of a page under docs/. */
 export interface ReadmeExample {
-  /** `readme-<n>`: the file name without its extension. */
+  /** `readme-<n>`, or `docs-<page>-<n>`: the file name without its extension. */
   name: string;
-  /** 1-based line of the block's opening fence, for messages. */
+  /** Where the block's opening fence is (`docs/library.md:12`), for messages. */
+  where: string;
+  /** 1-based line of the block's opening fence. */
   line: number;
   code: string;
 }
 
-/** Every ```ts block of `readme`, in order. */
-export function readmeExamples(readme: string): ReadmeExample[] {
+/** Every ```ts block of `text` (the document at `path`, default the README), in order. */
+export function readmeExamples(text: string, path = 'README.md'): ReadmeExample[] {
   const examples: ReadmeExample[] = [];
-  const lines = readme.split('\n');
+  const lines = text.split('\n');
+  const prefix =
+    path === 'README.md'
+      ? 'readme'
+      : `docs-${path
+          .replace(/^docs\//, '')
+          .replace(/\.md$/, '')
+          .replace(/\W+/g, '-')}`;
   for (let index = 0; index < lines.length; index++) {
     if (lines[index] !== '```ts') continue;
     const end = lines.indexOf('```', index + 1);
-    if (end < 0) throw new Error(`README.md:${index + 1}: a \`\`\`ts block is never closed`);
+    if (end < 0) throw new Error(`${path}:${index + 1}: a \`\`\`ts block is never closed`);
     examples.push({
-      name: `readme-${examples.length + 1}`,
+      name: `${prefix}-${examples.length + 1}`,
+      where: `${path}:${index + 1}`,
       line: index + 1,
       code: `${lines.slice(index + 1, end).join('\n')}\n`,
     });
