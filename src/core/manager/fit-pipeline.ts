@@ -10,6 +10,7 @@ import {
   applyCompression,
   type CompressionState,
   elideToolResults,
+  ledgerEntries,
   type RenderMemo,
 } from '../compress/index.js';
 import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
@@ -217,6 +218,7 @@ function cutCandidates(
       fixed: context.fixedRaw,
       factor: scalarFactor(context.calibration),
       memo: context.memo,
+      recall: context.markerOptions.recall,
     });
     if (elided.elided.length > 0)
       candidates.push({
@@ -255,6 +257,8 @@ function dropTurns(
   const cut = view.cut;
   // With a cut in force, its marker is the first turn after the head and goes with the next cut.
   const offset = cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
+  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const start = segmentation.head.end;
   const result = pruneWithMarker({
     messages,
     segmentation: splitTurns(messages),
@@ -267,10 +271,9 @@ function dropTurns(
     markerOptions: context.markerOptions,
     offset,
     limit: context.budget,
+    ledger: (dropped) => ledgerEntries(request.messages.slice(start, start + dropped)),
   });
   if (result.droppedTurns === 0) return undefined;
-  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
-  const start = segmentation.head.end;
   const droppedMessages = result.droppedIndices.length + offset.messages;
   const end = start + droppedMessages;
   const stickyCut = stickyCutOf({
