@@ -15,6 +15,9 @@ import { readTrajectories, type Split, type Trajectory } from './trajectories.js
 
 export const KEPT_WINDOWS = [4_096, 8_192, 16_384] as const;
 export const SPILLWAY = 'spillway';
+/** Other `cutRunway` settings replayed beside the default, for the trade-off between recall and cache. */
+export const KEPT_RUNWAYS = [0, 2] as const;
+const runwayName = (runway: number) => `spillway, cutRunway ${runway}`;
 
 /** One strategy at one window over one side of the split. */
 export interface KeptRow {
@@ -88,6 +91,18 @@ export async function evalKept({
         split: trajectory.split,
         figures: runFigures({ trajectory, window, sent: spillway, needed: items }),
       });
+      for (const cutRunway of KEPT_RUNWAYS)
+        runs.push({
+          strategy: runwayName(cutRunway),
+          window,
+          split: trajectory.split,
+          figures: runFigures({
+            trajectory,
+            window,
+            sent: await replaySpillway(trajectory, window, { cutRunway }),
+            needed: items,
+          }),
+        });
       for (const baseline of BASELINES)
         runs.push({
           strategy: baseline.name,
@@ -101,7 +116,11 @@ export async function evalKept({
           }),
         });
     }
-  const strategies = [SPILLWAY, ...BASELINES.map((baseline) => baseline.name)];
+  const strategies = [
+    SPILLWAY,
+    ...KEPT_RUNWAYS.map(runwayName),
+    ...BASELINES.map((baseline) => baseline.name),
+  ];
   const rows: KeptRow[] = [];
   for (const split of ['all', 'tuning', 'held-out'] as const)
     for (const window of windows)
@@ -138,7 +157,15 @@ export async function evalKept({
       history: 'every step sends the whole recorded history up to it; nothing is summarized',
     },
     strategies: [
-      { name: SPILLWAY, keeps: 'ConversationDriver with its defaults: what users get' },
+      {
+        name: SPILLWAY,
+        keeps:
+          'ConversationDriver with its defaults (what users get): outputs in use kept, cuts sticky and deep enough for 5 turns',
+      },
+      ...KEPT_RUNWAYS.map((runway) => ({
+        name: runwayName(runway),
+        keeps: `the same with cuts deep enough for ${runway} turns`,
+      })),
       ...BASELINES.map((baseline) => ({ name: baseline.name, keeps: baseline.keeps })),
     ],
     rows,

@@ -19,9 +19,12 @@ export function maxTokensFor(window: number): number {
   return Math.floor(window / 8);
 }
 
-/** The prompt budget a baseline fills: the window less the reply room and a 1% template margin. */
+/**
+ * The prompt budget a baseline fills: Spillway's own (the window less the reply room and 3% for
+ * estimation error), counted with the provider's count, so every strategy fills the same room.
+ */
 export function baselineBudget(window: number): number {
-  return Math.floor(window - maxTokensFor(window) - window * 0.01);
+  return Math.floor(window - maxTokensFor(window) - window * 0.03);
 }
 
 function asTranscript(trajectory: Trajectory): Transcript {
@@ -41,12 +44,17 @@ function asTranscript(trajectory: Trajectory): Transcript {
   };
 }
 
-/** Spillway's sends: the last accepted provider call of each step. */
-export async function replaySpillway(trajectory: Trajectory, window: number): Promise<SentRequests> {
+/** Spillway's sends: the last accepted provider call of each step (`cutRunway` as given, else the default). */
+export async function replaySpillway(
+  trajectory: Trajectory,
+  window: number,
+  { cutRunway }: { cutRunway?: number } = {},
+): Promise<SentRequests> {
   const run = await replayTranscript({
     transcript: asTranscript(trajectory),
     window,
     maxTokens: maxTokensFor(window),
+    ...(cutRunway === undefined ? {} : { driver: { cutRunway } }),
   });
   const sent: SentRequests = trajectory.steps.map(() => undefined);
   for (const send of run.sends) if (send.accepted) sent[send.step] = send.request.messages;
