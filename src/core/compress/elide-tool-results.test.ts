@@ -59,6 +59,21 @@ describe('elideToolResults', () => {
     expect(result.elided).toEqual(['first']);
   });
 
+  it('keeps whole the outputs used most recently, up to `protect` tokens, and elides only older ones', () => {
+    const messages = codingSession({ turns: 8, lines: 60 });
+    const protect = Math.ceil(estimateOf(messages[3] as Message) * 3);
+    const result = elideToolResults({
+      messages,
+      state: createCompressionState(),
+      target: 0,
+      estimateOf,
+      protect,
+    });
+    const elided = new Set(result.elided);
+    // Eight outputs, the newest run never elided: of the other seven, the three used last stay.
+    expect(elided).toEqual(new Set(['call_0', 'call_1', 'call_2', 'call_3']));
+  });
+
   it('names the way back: the recall tool where it is offered', () => {
     const messages = codingSession({ turns: 4, lines: 40 });
     const result = elideToolResults({

@@ -39,6 +39,12 @@ export interface ElideToolResultsOptions {
   memo?: RenderMemo;
   /** Whether the caller offers the `recall` tool: stubs then name it as the way back. */
   recall?: boolean;
+  /**
+   * Calibrated tokens of the newest outputs kept whole, whatever their use (ignored with `all`): what
+   * the agent read last is what it most likely works with next, so a cut deeper than the rest drops
+   * old turns instead.
+   */
+  protect?: number;
 }
 
 /** What {@link elideToolResults} did. */
@@ -82,6 +88,20 @@ function describe(
   const entry = ledgerEntry(call);
   const description = entry.kind === 'called' ? describeToolCall(call) : `${entry.kind} ${entry.text}`;
   return { description, back: recall ? `recall #${recallId} brings it back` : ledgerBack(entry.kind) };
+}
+
+/**
+ * The elision order without the outputs used most recently whose tokens add up to at most `tokens`:
+ * those stay whole, and a cut that needs more drops old turns instead.
+ */
+function keepInUse(order: number[], tokens: number, tokensOf: (index: number) => number): number[] {
+  let total = 0;
+  let end = order.length;
+  while (end > 0 && total + tokensOf(order[end - 1] as number) <= tokens) {
+    total += tokensOf(order[end - 1] as number);
+    end--;
+  }
+  return order.slice(0, end);
 }
 
 /** Indices of the results a cut may elide: after the head, outside the newest tool run. */
@@ -129,6 +149,7 @@ export function elideToolResults(options: ElideToolResultsOptions): ElideToolRes
     factor = 1,
     memo,
     recall = false,
+    protect = 0,
   } = options;
   const rendered = applyCompression({ messages, state, memo }).slice();
   const raw = rendered.map((message) => estimateOf(message));
@@ -171,7 +192,12 @@ export function elideToolResults(options: ElideToolResultsOptions): ElideToolRes
     elided.push(index);
   };
 
-  for (const index of elisionOrder(messages, state)) {
+  const order = keepInUse(
+    elisionOrder(messages, state),
+    all ? 0 : protect,
+    (index) => (raw[index] as number) * factor,
+  );
+  for (const index of order) {
     if (done()) break;
     elide(index);
   }

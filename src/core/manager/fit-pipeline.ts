@@ -64,6 +64,13 @@ export type FitOutcome =
   | { kind: 'plan'; plan: FitPlan }
   | { kind: 'over'; count: RequestCount; messages: Message[] };
 
+/**
+ * Share of the budget the outputs used most recently keep whole through an elision: a cut that needs
+ * more drops old turns. On replayed trajectories eliding what the agent used lately lost more of its
+ * next step than dropping the oldest turns (`npm run eval -- kept`).
+ */
+const PROTECT_NEWEST_SHARE = 0.4;
+
 const NO_CUT: CutReport = { kind: 'none', freed: 0, droppedTurns: 0, elided: 0, shortened: 0 };
 
 /**
@@ -219,6 +226,7 @@ function cutCandidates(
       factor: scalarFactor(context.calibration),
       memo: context.memo,
       recall: context.markerOptions.recall,
+      protect: Math.floor(context.budget * PROTECT_NEWEST_SHARE),
     });
     if (elided.elided.length > 0)
       candidates.push({
