@@ -7,11 +7,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { printFigures } from '../bench/figures/index.js';
 import { runStamp } from '../bench/stamp.js';
 
-const EVALS: Array<{ name: string; load: () => Promise<() => Promise<unknown>> }> = [
+/** Each evaluation by the name `npm run eval -- NAME` takes; it writes bench/results/<file or name>.json. */
+const EVALS: Array<{ name: string; file?: string; load: () => Promise<() => Promise<unknown>> }> = [
   { name: 'eval-estimator', load: async () => (await import('./estimator.js')).evalEstimator },
   { name: 'eval-classifier', load: async () => (await import('./classifier.js')).evalClassifier },
   { name: 'recovery', load: async () => (await import('./recovery/index.js')).evalRecovery },
   { name: 'eval-transcripts', load: async () => (await import('./transcripts.js')).evalTranscripts },
+  { name: 'kept', file: 'eval-kept', load: async () => (await import('./kept/index.js')).evalKept },
 ];
 
 const results = new URL('../bench/results/', import.meta.url);
@@ -25,7 +27,8 @@ for (const entry of EVALS) {
   const begin = Date.now();
   const output = { ...stamp, ...((await run()) as object) };
   console.log(`\n## ${entry.name} (${((Date.now() - begin) / 1000).toFixed(1)} s)\n`);
-  console.log(printFigures(`${entry.name}.json`, output) ?? JSON.stringify(output, null, 2));
-  writeFileSync(new URL(`${entry.name}.json`, results), `${JSON.stringify(output, null, 2)}\n`);
+  const file = `${entry.file ?? entry.name}.json`;
+  console.log(printFigures(file, output) ?? JSON.stringify(output, null, 2));
+  writeFileSync(new URL(file, results), `${JSON.stringify(output, null, 2)}\n`);
 }
 console.log(`\neval done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

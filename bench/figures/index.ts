@@ -41,6 +41,7 @@ import { type ExactCountersResult, exactCountersTable } from './exact-counters.j
 import { clientsHeadline, type HeadlineClients } from './headline.js';
 import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
+import { type KeptResult, keptTables } from './kept.js';
 import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
@@ -123,6 +124,7 @@ export const FIGURES: Figure[] = [
     paragraphs(transcriptsTable(result), runwayFrontierTable(result)),
   ),
   figure<InstallResult>('install', 'install.json', installTable),
+  figure<KeptResult>('kept', 'eval-kept.json', keptTables),
 ];
 
 /** What `npm run bench` / `npm run eval` print for one result: every figure drawn from it alone. */

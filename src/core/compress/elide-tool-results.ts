@@ -1,13 +1,21 @@
 /**
  * @module
- * Sticky tool-result elision: the oldest tool results outside the newest tool run are replaced by a
- * one-line stub (`[elided #41: read_file src/app.ts, 3,210 tokens]`) until the request is down to
- * a target, reads that a later edit made stale first. A stub never changes once written, so every
+ * Sticky tool-result elision: tool results outside the newest tool run are replaced by a one-line
+ * stub (`[elided #41: read_file src/app.ts, 3,210 tokens]`) until the request is down to a target,
+ * those the agent stopped using longest ago first (`outputUses`). A stub never changes once written, so every
  * later request sends the same bytes and the provider's prefix cache holds.
  */
-import { contentText, type Message, splitTurns, type ToolMessage } from '../transcript/index.js';
+import {
+  contentText,
+  type Message,
+  splitTurns,
+  type ToolCall,
+  type ToolMessage,
+} from '../transcript/index.js';
 import { applyCompression, type RenderMemo, renderedToolMessage, sourceOf } from './apply-compression.js';
 import type { CompressionEntry, CompressionState } from './compression-state.js';
+import { ledgerBack, ledgerEntry } from './ledger-entry.js';
+import { outputUses } from './output-relevance.js';
 import { renderLevel } from './render-level.js';
 import { callPath, describeToolCall, indexToolCalls, staleReads } from './tool-activity.js';
 
@@ -29,6 +37,14 @@ export interface ElideToolResultsOptions {
   /** The calibration factor raw estimates are multiplied by (default 1). */
   factor?: number;
   memo?: RenderMemo;
+  /** Whether the caller offers the `recall` tool: stubs then name it as the way back. */
+  recall?: boolean;
+  /**
+   * Calibrated tokens of the newest outputs kept whole, whatever their use (ignored with `all`): what
+   * the agent read last is what it most likely works with next, so a cut deeper than the rest drops
+   * old turns instead.
+   */
+  protect?: number;
 }
 
 /** What {@link elideToolResults} did. */
@@ -57,6 +73,37 @@ export function newestToolRun(messages: readonly Message[]): Set<string> {
   return new Set();
 }
 
+/** The stub's words for what a result was and how to get it back (`read src/app.ts lines 1–40`). */
+function describe(
+  call: Pick<ToolCall, 'name' | 'arguments'> | undefined,
+  id: string,
+  recallId: number,
+  recall: boolean,
+): { description: string; back: string } {
+  if (call === undefined)
+    return {
+      description: `tool result ${id}`,
+      back: recall ? `recall #${recallId} brings it back` : 'call it again to see it',
+    };
+  const entry = ledgerEntry(call);
+  const description = entry.kind === 'called' ? describeToolCall(call) : `${entry.kind} ${entry.text}`;
+  return { description, back: recall ? `recall #${recallId} brings it back` : ledgerBack(entry.kind) };
+}
+
+/**
+ * The elision order without the outputs used most recently whose tokens add up to at most `tokens`:
+ * those stay whole, and a cut that needs more drops old turns instead.
+ */
+function keepInUse(order: number[], tokens: number, tokensOf: (index: number) => number): number[] {
+  let total = 0;
+  let end = order.length;
+  while (end > 0 && total + tokensOf(order[end - 1] as number) <= tokens) {
+    total += tokensOf(order[end - 1] as number);
+    end--;
+  }
+  return order.slice(0, end);
+}
+
 /** Indices of the results a cut may elide: after the head, outside the newest tool run. */
 function eligibleResults(messages: readonly Message[]): number[] {
   const { head } = splitTurns(messages);
@@ -70,7 +117,20 @@ function eligibleResults(messages: readonly Message[]): number[] {
 }
 
 /**
- * Elides results, stale reads first, then oldest first, until the calibrated estimate is at most
+ * The results a cut may elide, in the order it elides them: the ones the agent stopped using longest
+ * ago first (superseded ones before all others), then by age.
+ */
+export function elisionOrder(messages: readonly Message[], state: CompressionState): number[] {
+  const elided = new Set(
+    Object.entries(state.entries).flatMap(([id, entry]) => (entry.level === 'elided' ? [id] : [])),
+  );
+  const uses = outputUses({ messages, elided });
+  const lastUse = (index: number) => uses.get((messages[index] as ToolMessage).toolCallId) ?? index;
+  return eligibleResults(messages).sort((a, b) => lastUse(a) - lastUse(b) || a - b);
+}
+
+/**
+ * Elides results, those the agent stopped using longest ago first ({@link elisionOrder}), until the calibrated estimate is at most
  * `target` (or every eligible one, with `all`). Results already elided stay as they are. When
  * nothing can be elided the input comes back rendered with the stored state, unchanged.
  *
@@ -79,7 +139,18 @@ function eligibleResults(messages: readonly Message[]): number[] {
  * state = result.state; // sticky: pass it to every later call
  */
 export function elideToolResults(options: ElideToolResultsOptions): ElideToolResultsResult {
-  const { messages, state, target, all = false, estimateOf, fixed = 0, factor = 1, memo } = options;
+  const {
+    messages,
+    state,
+    target,
+    all = false,
+    estimateOf,
+    fixed = 0,
+    factor = 1,
+    memo,
+    recall = false,
+    protect = 0,
+  } = options;
   const rendered = applyCompression({ messages, state, memo }).slice();
   const raw = rendered.map((message) => estimateOf(message));
   let rawTotal = fixed + raw.reduce((sum, value) => sum + value, 0);
@@ -104,7 +175,7 @@ export function elideToolResults(options: ElideToolResultsOptions): ElideToolRes
       text: contentText(original.content),
       tokens: estimateOf(original),
       recallId,
-      description: site ? describeToolCall(site.call) : `tool result ${id}`,
+      ...describe(site?.call, id, recallId, recall),
       count: () => 0,
       ...(stale.has(id) && path !== undefined ? { staleBecause: `outdated: ${path} was edited later` } : {}),
     }) as string;
@@ -121,11 +192,11 @@ export function elideToolResults(options: ElideToolResultsOptions): ElideToolRes
     elided.push(index);
   };
 
-  const eligible = eligibleResults(messages);
-  const order = [
-    ...eligible.filter((index) => stale.has((messages[index] as ToolMessage).toolCallId)),
-    ...eligible.filter((index) => !stale.has((messages[index] as ToolMessage).toolCallId)),
-  ];
+  const order = keepInUse(
+    elisionOrder(messages, state),
+    all ? 0 : protect,
+    (index) => (raw[index] as number) * factor,
+  );
   for (const index of order) {
     if (done()) break;
     elide(index);

@@ -28,9 +28,12 @@ export {
   type ElideToolResultsOptions,
   type ElideToolResultsResult,
   elideToolResults,
+  elisionOrder,
   newestToolRun,
 } from './elide-tool-results.js';
 export { formatCount } from './format-count.js';
+export { type LedgerEntry, ledgerBack, ledgerEntries, ledgerEntry } from './ledger-entry.js';
+export { MAX_REREADS_AFTER_CUT, type OutputUsesOptions, outputUses } from './output-relevance.js';
 export {
   MAX_KEPT_LINE_CHARS,
   type RenderInput,

@@ -25,6 +25,8 @@ export interface RenderInput {
   count: (text: string) => number;
   /** Why the result may go first (a later edit of the same path). */
   staleBecause?: string;
+  /** How to get the original back (`read it again to see it`, `recall #41 brings it back`). */
+  back?: string;
 }
 
 function cutLine(line: string): string {
@@ -70,7 +72,8 @@ export function renderLevel(level: CompressedLevel, input: RenderInput): string 
       return keepEnds(input, 1, 1);
     case 'elided': {
       const stale = input.staleBecause === undefined ? '' : `; ${input.staleBecause}`;
-      return `[elided #${input.recallId}: ${input.description}, ${formatCount(input.tokens)} tokens${stale}]`;
+      const back = input.back === undefined ? '' : `; ${input.back}`;
+      return `[elided #${input.recallId}: ${input.description}, ${formatCount(input.tokens)} tokens${stale}${back}]`;
     }
   }
 }

@@ -9,7 +9,7 @@
 export const CUT_RUNWAY_TURNS = 5;
 
 /** A cut never takes the request below this share of the budget, whatever the append rate. */
-export const MIN_CUT_TARGET_SHARE = 0.25;
+export const MIN_CUT_TARGET_SHARE = 0.6;
 
 /** When nothing is known of the append rate yet, it is taken as this share of the budget. */
 export const DEFAULT_APPEND_SHARE = 0.05;

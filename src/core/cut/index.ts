@@ -10,7 +10,13 @@ export {
   MIN_CUT_TARGET_SHARE,
   nextAppendRate,
 } from './cut-target.js';
-export { droppedTurnsMarker, type MarkerOptions, shortenedMarker } from './markers.js';
+export {
+  droppedTurnsMarker,
+  ledgerText,
+  MAX_LEDGER_CHARS,
+  type MarkerOptions,
+  shortenedMarker,
+} from './markers.js';
 export {
   keepEnds,
   type ShortenNewestOptions,

@@ -66,7 +66,7 @@ describe('ContextWindowManager', () => {
     expect(result.cut.kind).toBe('elide');
     expect(result.request.messages).toHaveLength(messages.length);
     expect(contentText(result.request.messages[3]?.content ?? '')).toMatch(
-      /^\[elided #\d+: read_file src\/file1\.ts/,
+      /^\[elided #\d+: read src\/file1\.ts, [\d,]+ tokens; read it again to see it\]$/,
     );
     expect(result.request.messages.at(-1)).toBe(messages.at(-1));
   });

@@ -757,6 +757,7 @@ export class ContextWindowManager {
       estimateOf: (message) => cache.message(message).total,
       factor: scalarFactor(this.#calibration),
       memo: this.#renders,
+      recall: this.#options.recall === true,
     });
     this.#compression = result.state;
     if (result.elided.length > 0)

@@ -10,6 +10,7 @@ import {
   applyCompression,
   type CompressionState,
   elideToolResults,
+  ledgerEntries,
   type RenderMemo,
 } from '../compress/index.js';
 import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
@@ -62,6 +63,13 @@ export interface FitPlan {
 export type FitOutcome =
   | { kind: 'plan'; plan: FitPlan }
   | { kind: 'over'; count: RequestCount; messages: Message[] };
+
+/**
+ * Share of the budget the outputs used most recently keep whole through an elision: a cut that needs
+ * more drops old turns. On replayed trajectories eliding what the agent used lately lost more of its
+ * next step than dropping the oldest turns (`npm run eval -- kept`).
+ */
+const PROTECT_NEWEST_SHARE = 0.4;
 
 const NO_CUT: CutReport = { kind: 'none', freed: 0, droppedTurns: 0, elided: 0, shortened: 0 };
 
@@ -217,6 +225,8 @@ function cutCandidates(
       fixed: context.fixedRaw,
       factor: scalarFactor(context.calibration),
       memo: context.memo,
+      recall: context.markerOptions.recall,
+      protect: Math.floor(context.budget * PROTECT_NEWEST_SHARE),
     });
     if (elided.elided.length > 0)
       candidates.push({
@@ -255,6 +265,8 @@ function dropTurns(
   const cut = view.cut;
   // With a cut in force, its marker is the first turn after the head and goes with the next cut.
   const offset = cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
+  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const start = segmentation.head.end;
   const result = pruneWithMarker({
     messages,
     segmentation: splitTurns(messages),
@@ -267,10 +279,9 @@ function dropTurns(
     markerOptions: context.markerOptions,
     offset,
     limit: context.budget,
+    ledger: (dropped) => ledgerEntries(request.messages.slice(start, start + dropped)),
   });
   if (result.droppedTurns === 0) return undefined;
-  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
-  const start = segmentation.head.end;
   const droppedMessages = result.droppedIndices.length + offset.messages;
   const end = start + droppedMessages;
   const stickyCut = stickyCutOf({

@@ -4,23 +4,28 @@
  * results (their original text) and the pruned turns (the messages left out).
  */
 import type { RecallSpan } from '../compact/index.js';
-import { type CompressionState, describeToolCall, indexToolCalls } from '../compress/index.js';
+import {
+  type CompressionState,
+  describeToolCall,
+  indexToolCalls,
+  type LedgerEntry,
+} from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import type { Message, UserMessage } from '../transcript/index.js';
 
 /**
- * The prune marker for `dropped` messages: the stored one when the same number was pruned before
+ * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before
  * (the same bytes, so the prefix stays cacheable), else a new one with the next recall id.
  */
 export function pruneMarker(
   state: CompressionState,
-  { dropped, turns }: { dropped: number; turns: number },
+  { dropped, turns, entries = [] }: { dropped: number; turns: number; entries?: readonly LedgerEntry[] },
   markerOptions: MarkerOptions,
 ): { state: CompressionState; text: string; recallId: number } {
   if (state.pruned?.dropped === dropped)
     return { state, text: state.pruned.text, recallId: state.pruned.recallId };
   const recallId = state.nextRecallId;
-  const text = droppedTurnsMarker({ recallId, dropped, turns }, markerOptions);
+  const text = droppedTurnsMarker({ recallId, dropped, turns, entries }, markerOptions);
   return {
     state: { ...state, nextRecallId: recallId + 1, pruned: { recallId, dropped, text } },
     text,

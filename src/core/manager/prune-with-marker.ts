@@ -2,12 +2,17 @@
  * @module
  * Step 6 of `fit`: whole turns pruned, with a recallable marker where they were.
  */
-import type { CompressionState } from '../compress/index.js';
-import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
+import type { CompressionState, LedgerEntry } from '../compress/index.js';
+import { droppedTurnsMarker, MAX_LEDGER_CHARS, type MarkerOptions } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
 import { type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker } from './placeholders.js';
+
+/** Text as long as the longest list of what dropped turns read and ran, dense as paths are. */
+const LEDGER_FILLER = 'src/pkg/mod_a.py, '
+  .repeat(Math.ceil(MAX_LEDGER_CHARS / 18))
+  .slice(0, MAX_LEDGER_CHARS);
 
 /** Placeholders that stand for compacted or truncated history (what recovery and `compact` write). */
 const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
@@ -57,6 +62,7 @@ export function pruneWithMarker({
   markerOptions,
   offset = { messages: 0, turns: 0 },
   limit,
+  ledger,
 }: {
   messages: Message[];
   segmentation: Segmentation;
@@ -72,6 +78,8 @@ export function pruneWithMarker({
   offset?: { messages: number; turns: number };
   /** The budget the request must fit, when `budget` is a deeper target (default `budget`). */
   limit?: number;
+  /** What the first `dropped` messages after the head read and ran, for the marker to name. */
+  ledger?: (dropped: number) => LedgerEntry[];
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
   segmentation = keepSummariesWithHead(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
@@ -87,10 +95,10 @@ export function pruneWithMarker({
   // The longest marker there can be, so the estimate holds whatever the counts come to.
   const markerRaw = cache.message({
     role: 'user',
-    content: droppedTurnsMarker(
+    content: `${droppedTurnsMarker(
       { recallId: 99_999_999, dropped: 99_999_999, turns: 99_999_999 },
       markerOptions,
-    ),
+    )} ${LEDGER_FILLER}; read or run again what you need`,
   }).total;
   // The marker is there whenever turns are dropped, so the cut it stands for is the same on the
   // next send; only when its own tokens are all that stand between the floor and the budget does
@@ -106,9 +114,10 @@ export function pruneWithMarker({
       state,
       head: segmentation.head.end,
     };
+  const dropped = result.droppedIndices.length + offset.messages;
   const marker = pruneMarker(
     state,
-    { dropped: result.droppedIndices.length + offset.messages, turns: result.droppedTurns + offset.turns },
+    { dropped, turns: result.droppedTurns + offset.turns, entries: ledger?.(dropped) ?? [] },
     markerOptions,
   );
   const head = segmentation.head.end;
