@@ -1,9 +1,14 @@
 /**
  * @module
- * The option and result shapes of the manager's compaction and measuring methods.
+ * The manager's options, checked, and the option and result shapes of its compaction and measuring
+ * methods.
  */
+import type { ClampMode, WindowCheck } from '../budget/index.js';
 import type { CompactTranscriptOptions, Summarizer } from '../compact/index.js';
+import { SpillwayError } from '../errors/index.js';
+import type { TokenCounter } from '../tokens/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
+import type { ManagerEvent } from './events.js';
 
 /** Options of {@link ContextWindowManager.compact}. */
 export interface ManagerCompactOptions
@@ -29,4 +34,79 @@ export interface RequestMeasure {
   window: number;
   reserve: number;
   schemaTokens: number;
+}
+
+/** Options of a `ContextWindowManager`. */
+export interface ContextWindowManagerOptions {
+  /** The model's context window. Unknown: the conservative 8,192 fallback. */
+  contextLength?: number;
+  /** The model's reply cap. */
+  outputCap?: number;
+  /**
+   * What the provider checks against the window (default `prompt+reply`); `prompt` (llama.cpp)
+   * reserves only what a reply needs. Learned from an overflow whose sender is known to check the
+   * prompt alone.
+   */
+  windowCheck?: WindowCheck;
+  /** The model id, for the tokenizer family and learned windows. Requests may carry their own. */
+  model?: string;
+  /** Estimate with this instead of Spillway's estimator (it should not count fewer than the model). */
+  counter?: TokenCounter;
+  /**
+   * A counter you know counts as the provider does (your own server's tokenizer): trusted from the
+   * first send, it counts a request when the estimate alone cannot tell whether it fits.
+   */
+  exact?: TokenCounter;
+  /**
+   * The model's tokenizer as its id suggests (`exactCounterFor` in `spillway/tokenizers`): a guess
+   * until its counts of the first requests agree with the prompt tokens the provider reports
+   * (within 5%, or 64 tokens); then it counts as `exact` does. One that disagrees is never used
+   * again for this model (the check is kept in the calibration state) and a `notice` says so.
+   */
+  tokenizer?: TokenCounter;
+  /** A fixed reply reserve, instead of what a reply needs (1,024 tokens, or less when asked for less). */
+  reserve?: number;
+  /** Share of the window kept free for estimation error (default 0.03). */
+  safetyRatio?: number;
+  /** When to set or lower `max_tokens` (default `auto`: fill it in when the request has none). */
+  clamp?: ClampMode;
+  /** Receives `fit`, `cut`, `calibrate` and `notice` events. */
+  onEvent?: (event: ManagerEvent) => void;
+  /**
+   * Whether `observe` checks usage for a silent truncation (a server that
+   * cut the prompt to its window and answered 200, as Ollama does) and learns the window (default true).
+   */
+  detectSilentTruncation?: boolean;
+  /** Whether a cut may elide old tool results (default true); otherwise only whole turns are dropped. */
+  compress?: boolean;
+  /** Whether the caller offers the `recall` tool: markers then say how to get what they stand for. */
+  recall?: boolean;
+  /**
+   * Turns a new cut leaves room for at the conversation's recent append rate (default 5,
+   * `CUT_RUNWAY_TURNS`). More means rarer cuts and a provider cache that stays warm longer; fewer
+   * means each request keeps more of the history; 0 cuts only what does not fit.
+   */
+  cutRunway?: number;
+}
+
+/** Throws `invalid_config`, naming the option, for options a manager cannot work with. */
+export function checkManagerOptions(options: unknown): asserts options is ContextWindowManagerOptions {
+  if (typeof options !== 'object' || options === null)
+    throw new SpillwayError(
+      'invalid_config',
+      'ContextWindowManager takes an options object, such as { contextLength: 128000 }',
+    );
+  const given = options as ContextWindowManagerOptions;
+  for (const key of ['contextLength', 'outputCap', 'reserve'] as const) {
+    const value = given[key];
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw new SpillwayError('invalid_config', `${key} must be a positive integer, got ${value}`);
+  }
+  if (given.safetyRatio !== undefined && !(given.safetyRatio >= 0 && given.safetyRatio < 0.5))
+    throw new SpillwayError('invalid_config', `safetyRatio must be in [0, 0.5), got ${given.safetyRatio}`);
+  if (given.cutRunway !== undefined && !(given.cutRunway >= 0 && given.cutRunway <= 100))
+    throw new SpillwayError(
+      'invalid_config',
+      `cutRunway must be a number of turns in [0, 100], got ${given.cutRunway}`,
+    );
 }
