@@ -19,12 +19,12 @@ import {
   sessionStoreHooks,
   syncSessionStore,
 } from '../store/index.js';
+import { cancelledResults } from './cancelled-results.js';
 import { type CompactHistoryResult, compactHistory } from './compact-history.js';
 import { type ContextStatus, contextStatus, type LastExchange, type SentExchange } from './context-status.js';
 import { emptyLoopState, loadSessionState } from './load-session-state.js';
 import { reportToolCalls, type ToolCallReports } from './report-tool-calls.js';
 import { addUsage, emptyUsage, type UsageFigures, withUsageMeter } from './session-usage.js';
-import { cancelledResults } from './sync-session-store.js';
 
 /** The system prompt of a new session when the config sets none. */
 export const DEFAULT_SYSTEM_PROMPT =

@@ -12,6 +12,7 @@
  */
 export { type ApprovalAnswer, createApprovalAsker, readApprovalAnswer } from './ask-approval.js';
 export { createBuiltinTools } from './builtin-tools.js';
+export { cancelledResults } from './cancelled-results.js';
 export { meterOf } from './chat-meter.js';
 export { type ChatPrinter, createChatPrinter } from './chat-printer.js';
 export {
@@ -60,5 +61,4 @@ export {
 export { type PrintModeOptions, resultError, runPrintMode } from './run-print-mode.js';
 export { runSlashCommand, SLASH_COMMANDS, showResumed } from './run-slash-command.js';
 export { type ChatPrices, type UsageFigures, usageCost } from './session-usage.js';
-export { cancelledResults } from './sync-session-store.js';
 export { resolveWorkspacePath, type WorkspacePath } from './workspace-path.js';

@@ -7,9 +7,9 @@ import {
   toAnthropic,
 } from '../core/index.js';
 import { eventJson, postJson, readEvents, responseJson } from './http.js';
+import type { RetryOptions } from './http-retry.js';
 import type { FinishReason, ModelClient, ModelResponse, ModelUsage, SendOptions } from './model-client.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
-import type { RetryOptions } from './retry-policy.js';
 import { type RetryNotice, withRetries } from './with-retries.js';
 
 /** The API version header every Messages request carries. */

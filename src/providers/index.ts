@@ -5,6 +5,13 @@
  * classified for overflow.
  */
 export { ANTHROPIC_VERSION, type AnthropicClientOptions, createAnthropicClient } from './anthropic-client.js';
+export {
+  isRetryableFailure,
+  parseDuration,
+  type RetryOptions,
+  retryDelayMs,
+  serverDelayMs,
+} from './http-retry.js';
 export type {
   FinishReason,
   ModelClient,
@@ -23,11 +30,4 @@ export {
   type ProviderFailure,
   safeHeaders,
 } from './provider-error.js';
-export {
-  isRetryableFailure,
-  parseDuration,
-  type RetryOptions,
-  retryDelayMs,
-  serverDelayMs,
-} from './retry-policy.js';
 export { type RetryNotice, withRetries } from './with-retries.js';

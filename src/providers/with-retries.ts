@@ -1,5 +1,5 @@
+import { isRetryableFailure, type RetryOptions, retryDelayMs } from './http-retry.js';
 import { ProviderError } from './provider-error.js';
-import { isRetryableFailure, type RetryOptions, retryDelayMs } from './retry-policy.js';
 
 /** What {@link withRetries} reports before each retry. */
 export interface RetryNotice {

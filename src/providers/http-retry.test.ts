@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { isRetryableFailure, parseDuration, retryDelayMs, serverDelayMs } from './http-retry.js';
 import { ProviderError } from './provider-error.js';
-import { isRetryableFailure, parseDuration, retryDelayMs, serverDelayMs } from './retry-policy.js';
 
 const http = (status: number, headers: Record<string, string> = {}, body = '{"error":{"message":"boom"}}') =>
   new ProviderError('x', { failure: 'http', status, headers, body });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/index.js';
-import { cancelledResults } from './sync-session-store.js';
+import { cancelledResults } from './cancelled-results.js';
 
 const head: Message[] = [
   { role: 'system', content: 'S' },
