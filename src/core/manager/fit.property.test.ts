@@ -33,7 +33,8 @@ function fitOrNull(
 
 const windowArbitrary = fc.integer({ min: 2_000, max: 120_000 });
 
-describe('ContextWindowManager.fit on random transcripts', () => {
+// Thousands of random transcripts: minutes on a loaded machine. The timeout guards against a hang.
+describe('ContextWindowManager.fit on random transcripts', { timeout: 300_000 }, () => {
   it('keeps pairing valid, the exact head, the newest turn (its tool results shortened at most), and the count within budget', () => {
     fc.assert(
       fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
