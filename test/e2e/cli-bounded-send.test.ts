@@ -84,8 +84,9 @@ describe('spillway fit', () => {
   });
 
   it('counts with the model’s tokenizer: a newest turn the estimate alone calls too large is kept whole', () => {
-    // At 1,200 tokens the estimate of the head and newest turn is over the budget; o200k's count is not.
-    const { status, stdout } = spillway(['fit', example, '--context-length', '1200', '--summary']);
+    // At 1,300 tokens the estimate of the head, the marker naming what was dropped and the newest
+    // turn is over the budget; o200k's count is not.
+    const { status, stdout } = spillway(['fit', example, '--context-length', '1300', '--summary']);
     expect(status).toBe(0);
     const summary = JSON.parse(stdout);
     expect(summary).toMatchObject({ count: 'exact', verdict: 'fits', shortened_tool_results: 0 });
