@@ -108,7 +108,7 @@ export function countRenderedTokens(rendered: string, tokenizer: Tokenizer): num
  * against.
  *
  * @example
- * import { countPromptTokens } from 'spillway/emulator';
+ * import { countPromptTokens } from 'spillway/testing';
  * countPromptTokens({ model: 'm', messages: [{ role: 'user', content: 'Hello' }] }).tokens; // 30
  */
 export function countPromptTokens(

@@ -101,7 +101,7 @@ function headerOf(kind: keyof typeof SIZES, args: Record<string, unknown>): stri
  * name, arguments, seed and size, same text.
  *
  * @example
- * import { fakeToolResult } from 'spillway/emulator';
+ * import { fakeToolResult } from 'spillway/testing';
  * const content = fakeToolResult({ name: 'read_file', args: { path: 'src/a.ts' }, seed: 7, size: 1_500 });
  */
 export function fakeToolResult({ name, args = {}, seed = 0, size }: FakeToolResultOptions): string {

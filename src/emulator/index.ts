@@ -6,7 +6,7 @@
  * LocalAI, Ollama), answer with a scripted model, and inject faults on demand.
  *
  * @example
- * import { startEmulator } from 'spillway/emulator';
+ * import { startEmulator } from 'spillway/testing';
  * const emulator = await startEmulator({ profile: 'llamacpp', contextLength: 4_096 });
  * // point an agent at `${emulator.url}/v1`, then inspect emulator.requests
  * await emulator.close();

@@ -58,7 +58,7 @@ function urlHost(host: string): string {
  *
  * @example
  * import OpenAI from 'openai';
- * import { startEmulator } from 'spillway/emulator';
+ * import { startEmulator } from 'spillway/testing';
  *
  * const emulator = await startEmulator({ profile: 'vllm', contextLength: 8_192 });
  * const client = new OpenAI({ baseURL: `${emulator.url}/v1`, apiKey: 'unused' });

@@ -111,7 +111,7 @@ function tool(definition: (typeof TOOLS)[number]): unknown {
  * template added. Use it to tune an estimator's overhead constants (take `max` to stay safe).
  *
  * @example
- * import { measureTemplateOverhead } from 'spillway/emulator';
+ * import { measureTemplateOverhead } from 'spillway/testing';
  * const overhead = measureTemplateOverhead();
  * console.log(overhead.message.max, overhead.toolCall.max, overhead.toolSchema.max, overhead.request);
  */

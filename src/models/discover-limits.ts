@@ -2,7 +2,6 @@
  * @module
  * Live discovery: asks a running inference server which window it enforces.
  */
-import { SpillwayError } from '../core/index.js';
 import { DiscoveryCache, defaultDiscoveryCache } from './discovery-cache.js';
 import type { DiscoveryError, DiscoveryOutcome } from './discovery-outcome.js';
 import type { DiscoveredLimits, DiscoveryProbe, ServerAnswers } from './discovery-probe.js';

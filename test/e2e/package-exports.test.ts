@@ -121,6 +121,26 @@ describe('the packed package in a fresh project', () => {
     expect(JSON.parse(stdout)).toEqual({ openai: 3, qwen: true, status: 'missing' });
   });
 
+  it('exports a deliberate surface: at most 150 runtime names over every subpath, the parts the driver is made of under spillway/advanced', async () => {
+    const specifiers = Object.keys(manifest.exports)
+      .filter((key) => key !== './package.json')
+      .map((key) => (key === '.' ? 'spillway' : `spillway/${key.slice(2)}`));
+    const script = `
+      const counts = {};
+      for (const specifier of ${JSON.stringify(specifiers)}) counts[specifier] = Object.keys(await import(specifier));
+      console.log(JSON.stringify(counts));
+    `;
+    const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
+    const names = JSON.parse(stdout) as Record<string, string[]>;
+    const total = Object.values(names).reduce((sum, list) => sum + list.length, 0);
+    expect(total).toBeLessThanOrEqual(150);
+    expect(names.spillway).toContain('ConversationDriver');
+    expect(names.spillway).not.toContain('ContextWindowManager');
+    expect(names['spillway/advanced']).toContain('ContextWindowManager');
+    expect(names['spillway/testing']).toContain('startEmulator');
+    expect(Object.keys(names)).not.toContain('spillway/emulator');
+  });
+
   it('imports the root and every adapter subpath', async () => {
     const script = `
       const root = await import('spillway');
@@ -133,7 +153,7 @@ describe('the packed package in a fresh project', () => {
       const client = openai.withSpillway(new OpenAI({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1' }));
       const messages = anthropic.withSpillway(new Anthropic({ apiKey: 'unused', baseURL: 'http://127.0.0.1:9' }));
       console.log(JSON.stringify({
-        manager: typeof root.ContextWindowManager,
+        driver: typeof root.ConversationDriver,
         middleware: middleware.specificationVersion + ' ' + typeof middleware.transformParams,
         converters: typeof aiSdk.fromAISDKPrompt + ' ' + typeof aiSdk.toAISDKPrompt,
         openai: typeof client.chat.completions.create,
@@ -142,7 +162,7 @@ describe('the packed package in a fresh project', () => {
     `;
     const { stdout } = await node(['--input-type=module', '--eval', script], consumer);
     expect(JSON.parse(stdout)).toEqual({
-      manager: 'function',
+      driver: 'function',
       middleware: 'v3 function',
       converters: 'function function',
       openai: 'function',

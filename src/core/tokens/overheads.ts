@@ -5,7 +5,7 @@
  * `<|start_header_id|>role<|end_header_id|>\n\n … <|eot_id|>`, 5 tokens) and every tool call in a
  * JSON envelope (Hermes style: `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>`, about 14).
  * The values below sit above what the emulators' Qwen 2.5 (ChatML + Hermes) template adds, measured
- * with `measureTemplateOverhead()` from `spillway/emulator` on o200k and cl100k: 5 per message,
+ * with `measureTemplateOverhead()` from `spillway/testing` on o200k and cl100k: 5 per message,
  * 18–21 per tool call, 19–26 per tool definition, 86 once for the tool block, 3 to prime the reply
  * plus 21 for the default system prompt a template adds when the request has none.
  */
@@ -105,7 +105,7 @@ export function openAIChatTemplate(encoding: 'o200k' | 'cl100k' = 'o200k'): Chat
 /**
  * Qwen 2.5's ChatML template with Hermes tools (what vLLM, SGLang and llama.cpp render for Qwen, and
  * the emulators render for every model), measured with `measureTemplateOverhead()` from
- * `spillway/emulator` on o200k and cl100k (the largest figure of both): 5 per message, 21 per tool
+ * `spillway/testing` on o200k and cl100k (the largest figure of both): 5 per message, 21 per tool
  * call, 14 per tool result, 26 per tool definition over its JSON, 86 for the tools preamble, 3 to
  * prime the reply and 21 for the default system prompt. Call ids are not rendered.
  */
