@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCalibration, observeCalibration } from '../core/index.js';
+import { LEARNED_LIMITS_TTL_SECONDS } from './learned-limits-record.js';
 import { openProxyStore } from './open-proxy-store.js';
-import { ProxyState } from './proxy-state.js';
+import { CALIBRATION_TTL_SECONDS, PROXY_KEY_PREFIX, ProxyState, upstreamScope } from './proxy-state.js';
 import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
 import { createSqliteProxyStore } from './sqlite-proxy-store.js';
 
@@ -67,11 +68,12 @@ describe('openProxyStore', () => {
 });
 
 describe('ProxyState', () => {
-  it('merges learned limits and only ever raises the calibration factor', async () => {
+  it('merges learned limits per credential and keeps the newest calibration', async () => {
     const state = new ProxyState({ store: createMemoryProxyStore() });
-    await state.saveLearnedLimits('m', { contextLength: 21_000 });
-    await state.saveLearnedLimits('m', { outputCap: 4_096 });
-    expect(await state.learnedLimits('m')).toEqual({ contextLength: 21_000, outputCap: 4_096 });
+    await state.recordLearnedLimits('m', { credential: 'a', contextLength: 21_000 });
+    await state.recordLearnedLimits('m', { credential: 'a', outputCap: 4_096 });
+    expect(await state.learnedLimits('m', 'a')).toEqual({ contextLength: 21_000, outputCap: 4_096 });
+    expect(await state.learnedLimits('m', 'b')).toEqual({});
     const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
     await state.saveCalibration('m', one);
     expect(await state.calibration('m')).toEqual(one);
@@ -100,14 +102,34 @@ describe('ProxyState', () => {
 
   it('ignores values that are not what it wrote', async () => {
     const store = createMemoryProxyStore();
-    await store.set('spillway:proxy:v1:calibration:m', '{"factor":"high"}');
-    await store.set('spillway:proxy:v1:limits:m', 'not json');
-    await store.set('spillway:proxy:v1:conversation:c', '{"driver":{"manager":"compression"}}');
-    await store.set('spillway:proxy:v1:conversation:d', '{"manager":{"compression":{}}}');
-    const state = new ProxyState({ store });
+    await store.set(`${PROXY_KEY_PREFIX}calibration:u:m`, '{"factor":"high"}');
+    await store.set(`${PROXY_KEY_PREFIX}limits:u:m`, 'not json');
+    await store.set(`${PROXY_KEY_PREFIX}conversation:u:c`, '{"driver":{"manager":"compression"}}');
+    await store.set(`${PROXY_KEY_PREFIX}conversation:u:d`, '{"manager":{"compression":{}}}');
+    const state = new ProxyState({ store, scope: 'u' });
     expect(await state.calibration('m')).toBeUndefined();
     expect(await state.learnedLimits('m')).toEqual({});
     expect(await state.conversation('c')).toEqual({ driver: {} });
     expect(await state.conversation('d')).toEqual({});
+  });
+
+  it('keeps two upstreams apart in one store, and forgets learned limits and calibration in time', async () => {
+    let clock = 1_000_000;
+    const store = createMemoryProxyStore({ now: () => clock });
+    const vllm = new ProxyState({ store, scope: upstreamScope('http://vllm:8000'), now: () => clock });
+    const other = new ProxyState({ store, scope: upstreamScope('http://other:8000'), now: () => clock });
+    await vllm.recordLearnedLimits('m', { contextLength: 8_192 });
+    await vllm.saveCalibration('m', observeCalibration(createCalibration(), { reported: 600, raw: 1_000 }));
+    await vllm.saveConversation('c', { driver: { manager: {} } });
+    expect(await vllm.learnedLimits('m')).toEqual({ contextLength: 8_192 });
+    expect(await other.learnedLimits('m')).toEqual({});
+    expect(await other.calibration('m')).toBeUndefined();
+    expect(await other.conversation('c')).toEqual({});
+    clock += LEARNED_LIMITS_TTL_SECONDS * 1_000;
+    expect(await vllm.learnedLimits('m')).toEqual({});
+    expect(await vllm.calibration('m')).toBeDefined();
+    clock += CALIBRATION_TTL_SECONDS * 1_000;
+    expect(await vllm.calibration('m')).toBeUndefined();
+    expect(await vllm.conversation('c')).toEqual({});
   });
 });

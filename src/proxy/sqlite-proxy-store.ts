@@ -53,6 +53,8 @@ export function createSqliteProxyStore({
       opened.pragma('synchronous = NORMAL');
       opened.exec(SCHEMA);
       opened.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
+      // Keys of the first layout: limits per model for every client, kept without expiry.
+      opened.prepare("DELETE FROM proxy_state WHERE key LIKE 'spillway:proxy:v1:%'").run();
     });
   } catch (error) {
     throw new SpillwayError(

@@ -12,6 +12,7 @@ import { openProxyStore } from './open-proxy-store.js';
 import type { ProxyConfig } from './proxy-config.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
+import { upstreamScope } from './proxy-state.js';
 import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 import { exchangeListener } from './serve-exchange.js';
@@ -125,6 +126,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const log = options.onLog ?? (() => undefined);
   const { state, markUnreachable } = openProxyState({
     store,
+    scope: upstreamScope(upstreamRoot),
     metrics,
     log,
     ...(options.storeBreaker ? { breaker: options.storeBreaker } : {}),
