@@ -41,8 +41,13 @@ export {
 } from './proxy-state.js';
 export {
   createMemoryProxyStore,
+  DEFAULT_MEMORY_STORE_MAX_CHARS,
+  DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  type MemoryProxyStore,
+  type MemoryProxyStoreOptions,
   type ProxyStore,
   type ProxyStoreSetOptions,
+  STORE_SWEEP_INTERVAL_MS,
 } from './proxy-store.js';
 export { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 export { CREDENTIAL_HEADERS, redactSecrets, secretsOf } from './redact-secrets.js';

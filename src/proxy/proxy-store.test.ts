@@ -35,6 +35,36 @@ describe.each(stores)('the %s proxy store', (_name, create) => {
   });
 });
 
+describe('the memory proxy store', () => {
+  it('drops the least recently used entries past its caps', async () => {
+    const store = createMemoryProxyStore({ maxEntries: 3, sweepIntervalMs: 0 });
+    for (const key of ['a', 'b', 'c']) await store.set(key, 'v');
+    await store.get('a');
+    await store.set('d', 'v');
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.get('a')).toBe('v');
+    expect(store.size).toBe(3);
+    const small = createMemoryProxyStore({ maxChars: 1_000, sweepIntervalMs: 0 });
+    for (let index = 0; index < 100; index++) await small.set(`key-${index}`, 'x'.repeat(100));
+    expect(small.chars).toBeLessThanOrEqual(1_000);
+    expect(await small.get('key-99')).toBe('x'.repeat(100));
+    await small.set('huge', 'x'.repeat(2_000));
+    expect(await small.get('huge')).toBeUndefined();
+    await Promise.all([store.close(), small.close()]);
+  });
+
+  it('sweeps expired entries nobody reads again', async () => {
+    let clock = 0;
+    const store = createMemoryProxyStore({ now: () => clock, sweepIntervalMs: 0 });
+    for (let index = 0; index < 50; index++) await store.set(`k${index}`, 'v', { ttlSeconds: 10 });
+    await store.set('kept', 'v');
+    clock = 10_000;
+    expect(store.sweep()).toBe(50);
+    expect(store.size).toBe(1);
+    await store.close();
+  });
+});
+
 describe('the SQLite proxy store', () => {
   it('keeps values across reopening the file', async () => {
     const path = join(dir, 'reopen.db');
