@@ -149,6 +149,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const server = createServer(exchangeListener(runtime));
+  // A client that sends a whole request and then half-closes its side (shutdown(SHUT_WR)) still
+  // gets its answer: by default Node ends the connection on the client's FIN and the answer is lost.
+  // The property is undocumented but read by Node's http.Server since 0.x (`socketOnEnd`). A
+  // client that went away for good is then noticed at the first write that fails.
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
