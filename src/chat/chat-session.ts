@@ -323,11 +323,18 @@ export class ChatSession {
 
   /**
    * A new session whose first prompt failed before the model answered anything is taken out of the
-   * store, so failed attempts (a wrong key, an unreachable server) do not fill the session list.
+   * store, so failed attempts (a wrong key, an unreachable server) do not fill the session list. A
+   * stream that began and then broke off or went silent is kept: the provider was answering, and the
+   * prompt is there to resume.
    */
   #forgetIfNothingCameBack(result: LoopResult): void {
     const sessionId = this.#sessionId;
-    if (sessionId === undefined || result.reason === 'completed' || result.reason === 'max_iterations')
+    if (
+      sessionId === undefined ||
+      result.reason === 'completed' ||
+      result.reason === 'max_iterations' ||
+      result.reason === 'stream_interrupted'
+    )
       return;
     if (this.#state.messages.some((message) => message.role === 'assistant')) return;
     this.#options.store.deleteSession(sessionId);

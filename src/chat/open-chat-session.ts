@@ -188,6 +188,7 @@ export async function openChatSession({
       baseUrl,
       ...(apiKey ? { apiKey } : {}),
       overflowPatterns: config.overflowPatterns,
+      ...(config.streamTimeouts ? { streamTimeouts: config.streamTimeouts } : {}),
     }),
     { format, baseUrl, keySource },
   );
