@@ -271,6 +271,7 @@ export async function openChatSession({
         return chosen.limits;
       },
       close: async () => {
+        open.close();
         await tools.close();
         store.close();
       },

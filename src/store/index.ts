@@ -6,6 +6,14 @@
 export { JsonSessionStore } from './json-session-store.js';
 export { createMemorySessionStore } from './memory-session-store.js';
 export { jsonStorePath, type OpenSessionStoreOptions, openSessionStore } from './open-session-store.js';
+export {
+  holderAlive,
+  parseSessionHolder,
+  type SessionHolder,
+  type SessionLockResult,
+  sessionHolder,
+  sessionInUse,
+} from './session-lock.js';
 export type {
   CompactionRecord,
   CompactionWrite,

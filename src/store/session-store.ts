@@ -6,6 +6,7 @@
  * lands in one transaction.
  */
 import type { Message } from '../core/index.js';
+import type { SessionHolder, SessionLockResult } from './session-lock.js';
 
 /** One session. */
 export interface SessionRecord {
@@ -99,5 +100,12 @@ export interface SessionStore {
   /** Model limits learned from providers, shared by every session. */
   learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }>;
   saveLearnedLimit(model: string, limit: { contextLength?: number; outputCap?: number }): void;
+  /**
+   * Takes a session for writing: granted when nobody holds it, when `holder` (same token) already
+   * does, or when its holder's process has ended; otherwise says who holds it.
+   */
+  lockSession(sessionId: string, holder: SessionHolder): SessionLockResult;
+  /** Gives a session back; only the holder with `token` can. */
+  unlockSession(sessionId: string, token: string): void;
   close(): void;
 }

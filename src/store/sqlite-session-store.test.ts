@@ -6,6 +6,7 @@ import type { Message } from '../core/index.js';
 import { JsonSessionStore } from './json-session-store.js';
 import { createMemorySessionStore } from './memory-session-store.js';
 import { openSessionStore } from './open-session-store.js';
+import { sessionHolder } from './session-lock.js';
 import type { SessionStore } from './session-store.js';
 import { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
 
@@ -42,6 +43,32 @@ const STORES: Array<{
 ];
 
 describe.each(STORES)('$name', ({ onFile, inMemory: createMemorySessionStore }) => {
+  it('gives a session to one writer at a time, and frees it when the writer is gone', () => {
+    const path = tempPath();
+    const mine = onFile(path);
+    const session = mine.createSession({ title: 'one writer' });
+    const theirs = onFile(path);
+    const me = sessionHolder({ command: 'spillway chat' });
+    // Another process that runs: this one's parent (its start time unknown, so taken as running).
+    const { started: _started, ...another } = sessionHolder({ command: 'spillway chat' });
+    const other = { ...another, pid: process.ppid };
+    expect(mine.lockSession(session.id, me)).toEqual({ ok: true });
+    expect(mine.lockSession(session.id, me)).toEqual({ ok: true });
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: false, holder: me });
+    theirs.unlockSession(session.id, other.token);
+    expect(theirs.lockSession(session.id, other).ok).toBe(false);
+    mine.unlockSession(session.id, me.token);
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: true });
+    // A holder whose process has ended holds nothing.
+    const ended = { ...other, token: 'ended', pid: 2 ** 22 + 7 };
+    mine.unlockSession(session.id, other.token);
+    theirs.unlockSession(session.id, other.token);
+    expect(mine.lockSession(session.id, ended)).toEqual({ ok: true });
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: true });
+    mine.close();
+    theirs.close();
+  });
+
   it('keeps sessions, turns, usage and state across reopening the file', () => {
     const path = tempPath();
     const store = onFile(path);

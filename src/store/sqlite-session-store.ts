@@ -5,6 +5,12 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { type Message, SpillwayError } from '../core/index.js';
 import { requireOptional } from '../optional/index.js';
+import {
+  holderAlive,
+  parseSessionHolder,
+  type SessionHolder,
+  type SessionLockResult,
+} from './session-lock.js';
 import type {
   CompactionRecord,
   CompactionWrite,
@@ -16,6 +22,14 @@ import type {
   UsageRecord,
 } from './session-store.js';
 import { retryBusy, SQLITE_BUSY_TIMEOUT_MS, writeTransaction } from './sqlite-busy.js';
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -61,6 +75,10 @@ CREATE TABLE IF NOT EXISTS state (
   key TEXT NOT NULL,
   value TEXT NOT NULL,
   PRIMARY KEY (session_id, key)
+);
+CREATE TABLE IF NOT EXISTS session_locks (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  holder TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS learned_limits (
   model TEXT PRIMARY KEY,
@@ -349,6 +367,32 @@ export class SqliteSessionStore implements SessionStore {
       'INSERT INTO learned_limits (model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
     );
     retryBusy(() => upsert.run(model, contextLength ?? null, outputCap ?? null, this.#now()));
+  }
+
+  lockSession(sessionId: string, holder: SessionHolder): SessionLockResult {
+    // One BEGIN IMMEDIATE transaction: two processes taking the same session cannot both win.
+    return writeTransaction(this.#db, () => {
+      this.#require(sessionId);
+      const row = this.#db.prepare('SELECT holder FROM session_locks WHERE session_id = ?').get(sessionId) as
+        | { holder: string }
+        | undefined;
+      const current = row === undefined ? undefined : parseSessionHolder(safeJson(row.holder));
+      if (current !== undefined && current.token !== holder.token && holderAlive(current))
+        return { ok: false, holder: current };
+      this.#db
+        .prepare(
+          'INSERT INTO session_locks (session_id, holder) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET holder = excluded.holder',
+        )
+        .run(sessionId, JSON.stringify(holder));
+      return { ok: true };
+    });
+  }
+
+  unlockSession(sessionId: string, token: string): void {
+    const remove = this.#db.prepare(
+      "DELETE FROM session_locks WHERE session_id = ? AND json_extract(holder, '$.token') = ?",
+    );
+    retryBusy(() => remove.run(sessionId, token));
   }
 
   close(): void {
