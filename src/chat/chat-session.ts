@@ -11,7 +11,7 @@ import {
   type LoopTool,
   runToolLoop,
 } from '../loop/index.js';
-import type { ResolvedLimits } from '../models/index.js';
+import { type ResolvedLimits, serverRoot } from '../models/index.js';
 import type { ModelClient } from '../providers/index.js';
 import {
   type SessionHolder,
@@ -413,7 +413,8 @@ export class ChatSession {
       result.message = `${result.message ?? 'the message does not fit'}; your message was not kept`;
     }
     const learned = driver.manager.state.learnedWindows[model];
-    if (learned !== undefined && store.learnedLimits()[model]?.contextLength !== learned)
-      store.saveLearnedLimit(model, { contextLength: learned });
+    const scope = serverRoot(this.#options.client.baseUrl);
+    if (learned !== undefined && store.learnedLimits({ scope })[model]?.contextLength !== learned)
+      store.saveLearnedLimit(model, { contextLength: learned }, { scope });
   }
 }

@@ -14,15 +14,16 @@ export {
   sessionHolder,
   sessionInUse,
 } from './session-lock.js';
-export type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+export {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
 export { type SessionStoreHooks, sessionStoreHooks } from './session-store-hooks.js';
 export {

@@ -8,15 +8,16 @@ import {
   type SessionHolder,
   type SessionLockResult,
 } from './session-lock.js';
-import type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+import {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
 
 /** The lock file of a session: beside the store, one file per session, created exclusively. */
@@ -51,7 +52,11 @@ interface StoredSession {
 
 interface StoreFile {
   sessions: StoredSession[];
-  learnedLimits: Record<string, { contextLength?: number; outputCap?: number }>;
+  /** By scope and model (`scope` + newline + `model`), with when each was learned. */
+  learnedLimits: Record<
+    string,
+    { contextLength?: number; outputCap?: number; scope?: string; model?: string; updatedAt?: string }
+  >;
   nextCompactionId: number;
 }
 
@@ -246,19 +251,45 @@ export class JsonSessionStore implements SessionStore {
     return structuredClone(this.#find(sessionId)?.state ?? {});
   }
 
-  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }> {
-    return structuredClone(this.#data.learnedLimits);
+  learnedLimits({
+    scope,
+  }: {
+    scope?: string;
+  } = {}): Record<string, { contextLength?: number; outputCap?: number }> {
+    const cutoff = new Date(Date.parse(this.#now()) - LEARNED_LIMIT_TTL_MS).toISOString();
+    const entries = Object.values(this.#data.learnedLimits)
+      .filter(
+        (entry) =>
+          entry.model !== undefined &&
+          entry.updatedAt !== undefined &&
+          entry.updatedAt > cutoff &&
+          (scope === undefined || entry.scope === scope),
+      )
+      .sort((left, right) => ((left.updatedAt ?? '') < (right.updatedAt ?? '') ? -1 : 1));
+    const limits: Record<string, { contextLength?: number; outputCap?: number }> = {};
+    for (const { model, contextLength, outputCap } of entries)
+      limits[model as string] = {
+        ...limits[model as string],
+        ...(contextLength === undefined ? {} : { contextLength }),
+        ...(outputCap === undefined ? {} : { outputCap }),
+      };
+    return limits;
   }
 
   saveLearnedLimit(
     model: string,
     { contextLength, outputCap }: { contextLength?: number; outputCap?: number },
+    { scope = '' }: { scope?: string } = {},
   ): void {
-    const known = this.#data.learnedLimits[model] ?? {};
-    this.#data.learnedLimits[model] = {
+    const key = `${scope}\n${model}`;
+    const known = this.#data.learnedLimits[key] ?? {};
+    this.#data.learnedLimits[key] = {
       ...known,
+      scope,
+      model,
       ...(contextLength === undefined ? {} : { contextLength }),
       ...(outputCap === undefined ? {} : { outputCap }),
+      updatedAt: this.#now(),
     };
     this.#write();
   }

@@ -7,7 +7,7 @@ import { JsonSessionStore } from './json-session-store.js';
 import { createMemorySessionStore } from './memory-session-store.js';
 import { openSessionStore } from './open-session-store.js';
 import { sessionHolder } from './session-lock.js';
-import type { SessionStore } from './session-store.js';
+import { LEARNED_LIMIT_TTL_MS, type SessionStore } from './session-store.js';
 import { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
 
 const directories: string[] = [];
@@ -164,6 +164,19 @@ describe.each(STORES)('$name', ({ onFile, inMemory: createMemorySessionStore }) 
     store.saveLearnedLimit('qwen', { contextLength: 21_000 });
     store.saveLearnedLimit('qwen', { outputCap: 4_096 });
     expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 21_000, outputCap: 4_096 } });
+  });
+
+  it('keeps learned limits per server, and forgets them a day later', () => {
+    let now = Date.UTC(2026, 0, 1);
+    const store = createMemorySessionStore({ now: () => new Date(now).toISOString() });
+    store.saveLearnedLimit('qwen', { contextLength: 8_192 }, { scope: 'http://small:8000' });
+    now += 1_000;
+    store.saveLearnedLimit('qwen', { contextLength: 32_768 }, { scope: 'http://large:8000' });
+    expect(store.learnedLimits({ scope: 'http://small:8000' })).toEqual({ qwen: { contextLength: 8_192 } });
+    expect(store.learnedLimits({ scope: 'http://other:8000' })).toEqual({});
+    expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 32_768 } });
+    now += LEARNED_LIMIT_TTL_MS;
+    expect(store.learnedLimits({ scope: 'http://large:8000' })).toEqual({});
   });
 
   it('deletes a session with everything it holds', () => {

@@ -11,15 +11,16 @@ import {
   type SessionHolder,
   type SessionLockResult,
 } from './session-lock.js';
-import type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+import {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
 import { retryBusy, SQLITE_BUSY_TIMEOUT_MS, writeTransaction } from './sqlite-busy.js';
 
@@ -80,11 +81,13 @@ CREATE TABLE IF NOT EXISTS session_locks (
   session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
   holder TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS learned_limits (
-  model TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS scoped_learned_limits (
+  scope TEXT NOT NULL,
+  model TEXT NOT NULL,
   context_length INTEGER,
   output_cap INTEGER,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (scope, model)
 );
 `;
 
@@ -344,29 +347,45 @@ export class SqliteSessionStore implements SessionStore {
     return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value)]));
   }
 
-  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }> {
-    const rows = this.#db
-      .prepare('SELECT model, context_length, output_cap FROM learned_limits')
-      .all() as Array<{ model: string; context_length: number | null; output_cap: number | null }>;
-    return Object.fromEntries(
-      rows.map((row) => [
-        row.model,
-        {
-          ...(row.context_length !== null ? { contextLength: row.context_length } : {}),
-          ...(row.output_cap !== null ? { outputCap: row.output_cap } : {}),
-        },
-      ]),
-    );
+  learnedLimits({
+    scope,
+  }: {
+    scope?: string;
+  } = {}): Record<string, { contextLength?: number; outputCap?: number }> {
+    const cutoff = new Date(Date.parse(this.#now()) - LEARNED_LIMIT_TTL_MS).toISOString();
+    // Oldest first, so the newest of several servers wins when no scope is given.
+    const rows = (
+      scope === undefined
+        ? this.#db
+            .prepare(
+              'SELECT model, context_length, output_cap FROM scoped_learned_limits WHERE updated_at > ? ORDER BY updated_at',
+            )
+            .all(cutoff)
+        : this.#db
+            .prepare(
+              'SELECT model, context_length, output_cap FROM scoped_learned_limits WHERE scope = ? AND updated_at > ? ORDER BY updated_at',
+            )
+            .all(scope, cutoff)
+    ) as Array<{ model: string; context_length: number | null; output_cap: number | null }>;
+    const limits: Record<string, { contextLength?: number; outputCap?: number }> = {};
+    for (const row of rows)
+      limits[row.model] = {
+        ...limits[row.model],
+        ...(row.context_length !== null ? { contextLength: row.context_length } : {}),
+        ...(row.output_cap !== null ? { outputCap: row.output_cap } : {}),
+      };
+    return limits;
   }
 
   saveLearnedLimit(
     model: string,
     { contextLength, outputCap }: { contextLength?: number; outputCap?: number },
+    { scope = '' }: { scope?: string } = {},
   ): void {
     const upsert = this.#db.prepare(
-      'INSERT INTO learned_limits (model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
+      'INSERT INTO scoped_learned_limits (scope, model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope, model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
     );
-    retryBusy(() => upsert.run(model, contextLength ?? null, outputCap ?? null, this.#now()));
+    retryBusy(() => upsert.run(scope, model, contextLength ?? null, outputCap ?? null, this.#now()));
   }
 
   lockSession(sessionId: string, holder: SessionHolder): SessionLockResult {
