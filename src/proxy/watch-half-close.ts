@@ -32,7 +32,8 @@ export function watchHalfClose(request: IncomingMessage, response: ServerRespons
     response.writeContinue();
   };
   const onEnd = (): void => {
-    if (answering()) return;
+    // No 1xx answer may go to an HTTP/1.0 client (RFC 9110 §15.2): it is served, never asked.
+    if (answering() || request.httpVersionMajor < 1 || request.httpVersion === '1.0') return;
     for (const delay of HALF_CLOSE_PROBE_DELAYS_MS) timers.push(setTimeout(probe, delay));
     timers.push(setInterval(probe, HALF_CLOSE_PROBE_INTERVAL_MS));
     for (const timer of timers) timer.unref();
