@@ -29,6 +29,7 @@ const BENCHES: Bench[] = [
   { name: 'classify', module: './classify.js', run: 'benchClassify' },
   { name: 'schemas', module: './schemas.js', run: 'benchSchemas' },
   { name: 'proxy', module: './proxy.js', run: 'benchProxy' },
+  { name: 'memory', module: './memory.js', run: 'benchMemory' },
   { name: 'cli', module: './cli.js', run: 'benchCli' },
   { name: 'demo', module: './demo.js', run: 'benchDemo' },
   { name: 'limits', module: './limits.js', run: 'benchLimits' },

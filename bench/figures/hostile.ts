@@ -3,8 +3,12 @@ import { count, table } from './format.js';
 
 type Figures = Record<string, number>;
 
+type Round = { tried: number; handled: number };
+
 export interface HostileResult {
   tests: { files: number; total: number; passed: number; failed: number };
+  /** Cases (one a test) tried and handled, in all and per round of the suite (older files lack it). */
+  cases?: { tried: number; handled: number; rounds: { first: Round; second: Round } };
   totals: {
     crashes: number;
     hangs_past_limit: number;
@@ -106,6 +110,66 @@ const ROWS: Array<[string, (f: Figures) => [string, string]]> = [
     (f) => [`${f.runs} \`spillway chat -p\` runs on one store at once`, `${f.succeeded} succeeded`],
   ],
   [
+    'learned_limits',
+    (f) => [
+      `${f.attacks} overflow sentences a client made the upstream echo (windows of 2,000 and 10,000,000 tokens, on one key and on two keys that agree)`,
+      `${f.windows_set_for_other_keys} windows set for another key, ${f.unmatched_windows_learned} figures learned that matched no request sent; two agreeing keys moved everyone's window one step of ${f.shared_step_factor}×; ${f.stored_secrets} keys and ${f.stored_without_expiry} entries without expiry in the store`,
+    ],
+  ],
+  [
+    'stalled_streams',
+    (f) => [
+      `${f.streams} stream that sends one chunk and then nothing, to \`spillway chat\``,
+      `${f.hung} hung; ${f.sessions_kept} session kept with its prompt`,
+    ],
+  ],
+  [
+    'keep_alives',
+    (f) => [
+      `${f.streams} streams in a long prefill sending \`: PROCESSING\` comments or Anthropic pings through the proxy, one ending in an overflow`,
+      `${f.held_back} held back before the content; ${f.recovered_after_keep_alive} overflow recovered inside the stream the client had`,
+    ],
+  ],
+  [
+    'one_writer',
+    (f) => [
+      `a second \`spillway chat --resume\` of a session while a first runs a turn; a holder killed with SIGKILL`,
+      `${f.refused} of ${f.second_writers} refused naming the holder, ${f.interleaved_turns} turns interleaved; ${f.freed} of ${f.killed_holders} sessions free again after the kill`,
+    ],
+  ],
+  [
+    'file_tools',
+    (f) => [
+      `${f.attacks} approved writes whose path changed before the write (a directory swapped for a link outside, a missing directory created as one, another file moved into place) or that go through a hard link to a file outside`,
+      `${f.refused} refused, ${f.outside_changed} files outside the project changed`,
+    ],
+  ],
+  [
+    'escaping_commands',
+    (f) => [
+      `${f.commands} \`run_command\` commands leaving children in sessions of their own (\`setsid\`, \`setsid -f\`), on exit and at the time limit`,
+      `${f.survivors} still running after the tool call returned`,
+    ],
+  ],
+  [
+    'memory_store',
+    (f) => [
+      `${count(f.conversations ?? 0)} conversations over ${count(f.model_names ?? 0)} model names into a memory store capped at ${count(f.cap ?? 0)} entries`,
+      `at most ${count(f.held_at_most ?? 0)} held (${f.held_over_cap} over the cap); ${f.left_after_expiry} left once every expiry passed, swept unread`,
+    ],
+  ],
+  [
+    'first_byte_timer',
+    (f) => [
+      `${f.busy_proxy_answers} answers that arrived while the proxy's event loop was busy for three times the first-byte timeout`,
+      `${f.answered_504} answered 504`,
+    ],
+  ],
+  [
+    'half_close',
+    (f) => [`${f.requests} complete requests followed by a half-close`, `${f.answered} answered`],
+  ],
+  [
     'redis_outage',
     (f) => [
       `Redis frozen with SIGSTOP for ${f.requests_while_frozen} requests, then thawed; Redis stopped for ${f.requests_while_stopped} more`,
@@ -115,8 +179,12 @@ const ROWS: Array<[string, (f: Figures) => [string, string]]> = [
 ];
 
 export function hostileSummary(result: HostileResult): string {
-  const { tests, totals } = result;
-  return `${tests.passed} of ${tests.total} tests passed in ${tests.files} files, with ${totals.crashes} crashes, ${totals.hangs_past_limit} hangs past the configured limits, ${totals.cross_conversation_bytes} cross-conversation bytes, ${totals.lost_turns} lost turns and ${totals.answered_500} answers 500.`;
+  const { tests, totals, cases } = result;
+  const tried =
+    cases === undefined
+      ? ''
+      : `${cases.handled} of ${cases.tried} cases handled (${cases.rounds.second.handled} of ${cases.rounds.second.tried} in the second round, one per failure the first left). `;
+  return `${tried}${tests.passed} of ${tests.total} tests passed in ${tests.files} files, with ${totals.crashes} crashes, ${totals.hangs_past_limit} hangs past the configured limits, ${totals.cross_conversation_bytes} cross-conversation bytes, ${totals.lost_turns} lost turns and ${totals.answered_500} answers 500.`;
 }
 
 /** One row per recorded scenario; a scenario the suite no longer records is left out. */

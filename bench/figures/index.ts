@@ -43,6 +43,7 @@ import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
 import { type KeptResult, keptTables } from './kept.js';
 import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
+import { type MemoryResult, memorySummary } from './memory.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
 import {
@@ -108,6 +109,7 @@ export const FIGURES: Figure[] = [
   figure<ProxyResult>('proxy-overhead', 'proxy.json', (result) =>
     paragraphs(proxyTable(result), proxyAccounting(result)),
   ),
+  figure<MemoryResult>('bench-memory', 'memory.json', memorySummary),
   figure<HostileResult>('hostile', 'hostile.json', (result) =>
     paragraphs(hostileSummary(result), hostileTable(result)),
   ),

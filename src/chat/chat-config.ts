@@ -84,6 +84,10 @@ export const CHAT_CONFIG = z.strictObject({
   system_prompt: z.string().min(1).optional(),
   /** When `run_command` stops a command and everything it started (default 120). */
   command_timeout_seconds: positive.optional(),
+  /** How long a streamed reply may go silent once it has begun, in seconds (default 30). */
+  stream_idle_timeout_seconds: positive.optional(),
+  /** How long the first chunk of a streamed reply may take, in seconds (default 300: a long prefill). */
+  first_chunk_timeout_seconds: positive.optional(),
   /** Prices in US dollars per million tokens, for `/cost` and the meter. */
   prices: z
     .strictObject({
@@ -129,6 +133,8 @@ export interface ChatConfig {
   maxIterations?: number;
   systemPrompt?: string;
   commandTimeoutMs?: number;
+  /** How long a streamed reply may go silent, once begun and before its first chunk. */
+  streamTimeouts?: { idleMs?: number; firstChunkMs?: number };
   /** US dollars per million tokens. */
   prices?: { input: number; cachedInput?: number; cacheWrite?: number; output: number };
   /** The file it was read from, when it was. */
@@ -196,6 +202,19 @@ export function parseChatConfig(value: unknown, options: ParseChatConfigOptions 
     [
       'commandTimeoutMs',
       file.command_timeout_seconds === undefined ? undefined : file.command_timeout_seconds * 1_000,
+    ],
+    [
+      'streamTimeouts',
+      file.stream_idle_timeout_seconds === undefined && file.first_chunk_timeout_seconds === undefined
+        ? undefined
+        : {
+            ...(file.stream_idle_timeout_seconds === undefined
+              ? {}
+              : { idleMs: Math.round(file.stream_idle_timeout_seconds * 1_000) }),
+            ...(file.first_chunk_timeout_seconds === undefined
+              ? {}
+              : { firstChunkMs: Math.round(file.first_chunk_timeout_seconds * 1_000) }),
+          },
     ],
     [
       'prices',

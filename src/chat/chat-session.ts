@@ -11,11 +11,14 @@ import {
   type LoopTool,
   runToolLoop,
 } from '../loop/index.js';
-import type { ResolvedLimits } from '../models/index.js';
+import { type ResolvedLimits, serverRoot } from '../models/index.js';
 import type { ModelClient } from '../providers/index.js';
 import {
+  type SessionHolder,
   type SessionRecord,
   type SessionStore,
+  sessionHolder,
+  sessionInUse,
   sessionStoreHooks,
   syncSessionStore,
 } from '../store/index.js';
@@ -89,6 +92,8 @@ export class ChatSession {
   #lastSent: SentExchange | undefined;
   #lastExchange: LastExchange | undefined;
   #usage: UsageFigures = emptyUsage();
+  /** This chat as the one writer of its session (the lock it holds in the store). */
+  readonly #holder: SessionHolder = sessionHolder({ command: 'spillway chat' });
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -254,10 +259,15 @@ export class ChatSession {
     return result;
   }
 
-  /** Continues a stored session: its live transcript, turn count, usage and calibration. */
+  /**
+   * Continues a stored session: its live transcript, turn count, usage and calibration. The session
+   * is this chat's to write from here on; one that another running chat holds is refused, naming it.
+   */
   resume(idOrPrefix: string): SessionRecord {
     const { store, driver } = this.#options;
     const { session, state } = loadSessionState(store, idOrPrefix);
+    this.#take(session.id);
+    if (this.#sessionId !== undefined && this.#sessionId !== session.id) this.#release();
     this.#state = state;
     driver.manager.reset();
     if (state.driver) driver.restore(state.driver);
@@ -274,8 +284,9 @@ export class ChatSession {
     return session;
   }
 
-  /** Starts a new, empty session (the current one stays in the store). */
+  /** Starts a new, empty session (the current one stays in the store, free for others to resume). */
   clear(): void {
+    this.#release();
     this.#sessionId = undefined;
     this.#state = emptyLoopState();
     this.#options.driver.manager.reset();
@@ -298,11 +309,33 @@ export class ChatSession {
     });
   }
 
+  /** Gives the session back: another chat may resume it now. */
+  close(): void {
+    this.#release();
+  }
+
   #ensureSession(text: string): string {
     if (this.#sessionId !== undefined) return this.#sessionId;
     const title = text.replace(/\s+/g, ' ').trim().slice(0, 60);
-    this.#sessionId = this.#options.store.createSession({ title, model: this.#options.model }).id;
-    return this.#sessionId;
+    const id = this.#options.store.createSession({ title, model: this.#options.model }).id;
+    this.#take(id);
+    this.#sessionId = id;
+    return id;
+  }
+
+  /** Takes a session for this chat alone, or fails naming who holds it. */
+  #take(sessionId: string): void {
+    const taken = this.#options.store.lockSession(sessionId, this.#holder);
+    if (!taken.ok) throw sessionInUse(sessionId, taken.holder);
+  }
+
+  #release(): void {
+    if (this.#sessionId === undefined) return;
+    try {
+      this.#options.store.unlockSession(this.#sessionId, this.#holder.token);
+    } catch {
+      // A store that cannot be written now keeps the lock until this process ends, which frees it.
+    }
   }
 
   #forgetRun(): void {
@@ -323,11 +356,18 @@ export class ChatSession {
 
   /**
    * A new session whose first prompt failed before the model answered anything is taken out of the
-   * store, so failed attempts (a wrong key, an unreachable server) do not fill the session list.
+   * store, so failed attempts (a wrong key, an unreachable server) do not fill the session list. A
+   * stream that began and then broke off or went silent is kept: the provider was answering, and the
+   * prompt is there to resume.
    */
   #forgetIfNothingCameBack(result: LoopResult): void {
     const sessionId = this.#sessionId;
-    if (sessionId === undefined || result.reason === 'completed' || result.reason === 'max_iterations')
+    if (
+      sessionId === undefined ||
+      result.reason === 'completed' ||
+      result.reason === 'max_iterations' ||
+      result.reason === 'stream_interrupted'
+    )
       return;
     if (this.#state.messages.some((message) => message.role === 'assistant')) return;
     this.#options.store.deleteSession(sessionId);
@@ -373,7 +413,8 @@ export class ChatSession {
       result.message = `${result.message ?? 'the message does not fit'}; your message was not kept`;
     }
     const learned = driver.manager.state.learnedWindows[model];
-    if (learned !== undefined && store.learnedLimits()[model]?.contextLength !== learned)
-      store.saveLearnedLimit(model, { contextLength: learned });
+    const scope = serverRoot(this.#options.client.baseUrl);
+    if (learned !== undefined && store.learnedLimits({ scope })[model]?.contextLength !== learned)
+      store.saveLearnedLimit(model, { contextLength: learned }, { scope });
   }
 }

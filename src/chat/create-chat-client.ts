@@ -4,7 +4,12 @@
  * environment, and the user's overflow rows applied to every error the provider sends.
  */
 import { classifyOverflow, type OverflowPattern } from '../core/index.js';
-import { createAnthropicClient, createOpenAICompatibleClient, type ModelClient } from '../providers/index.js';
+import {
+  createAnthropicClient,
+  createOpenAICompatibleClient,
+  type ModelClient,
+  type StreamTimeouts,
+} from '../providers/index.js';
 import { copyProviderError, rewriteProviderErrors } from './copy-provider-error.js';
 
 /** Where `--base-url` points when neither the flag nor the config gives one. */
@@ -68,6 +73,8 @@ export interface CreateChatClientOptions {
   apiKey?: string;
   overflowPatterns?: readonly OverflowPattern[];
   fetch?: typeof fetch;
+  /** How long a streamed reply may go silent (the config's stream timeouts). */
+  streamTimeouts?: StreamTimeouts;
 }
 
 /**
@@ -82,8 +89,14 @@ export function createChatClient({
   apiKey,
   overflowPatterns = [],
   fetch: fetchImpl,
+  streamTimeouts,
 }: CreateChatClientOptions): ModelClient {
-  const common = { baseUrl, ...(apiKey ? { apiKey } : {}), ...(fetchImpl ? { fetch: fetchImpl } : {}) };
+  const common = {
+    baseUrl,
+    ...(apiKey ? { apiKey } : {}),
+    ...(fetchImpl ? { fetch: fetchImpl } : {}),
+    ...(streamTimeouts ? { streamTimeouts } : {}),
+  };
   const client =
     format === 'anthropic' ? createAnthropicClient(common) : createOpenAICompatibleClient(common);
   return withOverflowPatterns(client, overflowPatterns);

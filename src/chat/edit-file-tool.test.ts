@@ -71,7 +71,7 @@ describe('edit_file', () => {
       reason: 'no_change',
     });
     expect(await failure({ path: 'missing.ts', old_string: 'a', new_string: 'b' })).toMatchObject({
-      error: expect.stringMatching(/ENOENT/),
+      reason: 'no_file',
     });
     expect(text()).toBe('const a = 1;\nconst b = 2;\nconst c = 1;\n');
   });

@@ -1,7 +1,7 @@
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
-import { readRegularFile, writeRegularFile } from './regular-file.js';
+import { inspectWriteTarget, writeRegularFile } from './regular-file.js';
 import { argumentsOf } from './tool-arguments.js';
 import { resolveWorkspacePath } from './workspace-path.js';
 import { confirmWrite } from './write-file-tool.js';
@@ -78,7 +78,14 @@ export function createEditFileTool({ root, confirm }: { root: string; confirm: C
       if (typeof newString !== 'string')
         throw new SpillwayError('invalid_argument', 'give "new_string" as a string');
       const target = await resolveWorkspacePath({ root, path });
-      const before = await readRegularFile(target);
+      const inspected = await inspectWriteTarget({ root, shown: target.shown });
+      const before = inspected.before;
+      if (before === undefined)
+        throw new SpillwayError(
+          'invalid_argument',
+          `${target.shown} does not exist; to create a file use write_file`,
+          { data: { reason: 'no_file', path: target.shown } },
+        );
       const { after, lines } = applyEdit({
         text: before,
         oldString,
@@ -96,7 +103,7 @@ export function createEditFileTool({ root, confirm }: { root: string; confirm: C
         detail: `${lines.length} replacement${lines.length === 1 ? '' : 's'} at ${where}`,
         ...(signal ? { signal } : {}),
       });
-      await writeRegularFile({ ...target, content: after });
+      await writeRegularFile({ root, shown: target.shown, content: after, target: inspected });
       return `edited ${target.shown}: ${lines.length} replacement${lines.length === 1 ? '' : 's'} at ${where}`;
     },
   };

@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
+import { beneath, openProjectDirectory, type ProjectDirectory } from './project-files.js';
 import { argumentsOf } from './tool-arguments.js';
 import { resolveWorkspacePath } from './workspace-path.js';
 
@@ -10,11 +10,11 @@ import { resolveWorkspacePath } from './workspace-path.js';
 export const LIST_MAX_ENTRIES = 500;
 
 /** One entry as the model reads it: directories end in "/", files carry their size, links say so. */
-async function describeEntry(directory: string, entry: Dirent): Promise<string> {
+async function describeEntry(directory: ProjectDirectory, entry: Dirent): Promise<string> {
   if (entry.isDirectory()) return `${entry.name}/`;
   if (entry.isSymbolicLink()) return `${entry.name}  (symbolic link)`;
   if (!entry.isFile()) return `${entry.name}  (not a regular file)`;
-  const size = (await lstat(join(directory, entry.name)).catch(() => undefined))?.size;
+  const size = (await lstat(beneath(directory, entry.name)).catch(() => undefined))?.size;
   return `${entry.name}  ${size ?? '?'} bytes`;
 }
 
@@ -34,8 +34,10 @@ export function createListDirectoryTool({ root }: { root: string }): LoopTool {
     async execute(args) {
       const { path = '.' } = argumentsOf(args);
       const target = await resolveWorkspacePath({ root, path });
-      const directory = await opendir(target.real).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOTDIR') throw error;
+      // Listed as reached from the project directory, one name at a time, no link followed.
+      const opened = await openProjectDirectory(root, target.shown).catch((error: unknown) => {
+        const reason = (error as { data?: { reason?: string } }).data?.reason;
+        if (reason !== 'not_a_directory') throw error;
         throw new SpillwayError(
           'invalid_argument',
           `${target.shown} is a file, not a directory; use read_file to read it`,
@@ -43,11 +45,15 @@ export function createListDirectoryTool({ root }: { root: string }): LoopTool {
         );
       });
       const entries: Dirent[] = [];
-      for await (const entry of directory) entries.push(entry);
-      entries.sort((a, b) => a.name.localeCompare(b.name));
       const lines: string[] = [];
-      for (const entry of entries.slice(0, LIST_MAX_ENTRIES))
-        lines.push(await describeEntry(target.real, entry));
+      try {
+        for await (const entry of await opendir(beneath(opened, '.'))) entries.push(entry);
+        entries.sort((a, b) => a.name.localeCompare(b.name));
+        for (const entry of entries.slice(0, LIST_MAX_ENTRIES))
+          lines.push(await describeEntry(opened, entry));
+      } finally {
+        await opened.handle.close();
+      }
       if (entries.length > LIST_MAX_ENTRIES)
         lines.push(`[… ${entries.length - LIST_MAX_ENTRIES} more entries]`);
       return lines.length > 0 ? lines.join('\n') : `(${target.shown} is empty)`;

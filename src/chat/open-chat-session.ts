@@ -188,6 +188,7 @@ export async function openChatSession({
       baseUrl,
       ...(apiKey ? { apiKey } : {}),
       overflowPatterns: config.overflowPatterns,
+      ...(config.streamTimeouts ? { streamTimeouts: config.streamTimeouts } : {}),
     }),
     { format, baseUrl, keySource },
   );
@@ -270,6 +271,7 @@ export async function openChatSession({
         return chosen.limits;
       },
       close: async () => {
+        open.close();
         await tools.close();
         store.close();
       },

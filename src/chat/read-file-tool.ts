@@ -53,7 +53,7 @@ export function createReadFileTool({ root, limit }: { root: string; limit: Outpu
     async execute(args) {
       const { path, offset } = argumentsOf(args);
       const target = await resolveWorkspacePath({ root, path });
-      const text = await readRegularFile(target);
+      const text = await readRegularFile({ root, shown: target.shown });
       const first = typeof offset === 'number' && offset >= 1 ? Math.floor(offset) : 1;
       return readFromLine({ text, first, limit });
     },

@@ -1,5 +1,5 @@
 import { ConversationDriver, type OverflowPattern, type ReserveReason, sendPolicy } from '../core/index.js';
-import { resolveLimits } from '../models/index.js';
+import { resolveLimits, serverRoot } from '../models/index.js';
 import type { SessionStore } from '../store/index.js';
 import type { ChatModel } from './chat-session.js';
 
@@ -63,7 +63,8 @@ export async function resolveChatModel({
       ...(hardContextLength === undefined ? {} : { contextLength: hardContextLength }),
       ...(hardOutputCap === undefined ? {} : { outputCap: hardOutputCap }),
     },
-    learned: store.learnedLimits(),
+    // What this server stated: another server that serves a model of the same name is another window.
+    learned: store.learnedLimits({ scope: serverRoot(baseUrl) }),
     ...(apiKey && format === 'openai' ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
   });
   // The model's tokenizer as its id suggests, where its package is installed (gpt-tokenizer for

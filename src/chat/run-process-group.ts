@@ -3,9 +3,12 @@
  * A shell command in a process group of its own, so that the limit, a cancel and the command's end
  * stop everything it started: `sleep 170 & echo x` returns once `sh` exits, and neither a limit nor
  * Ctrl+C leaves a child running under PID 1. The group gets SIGTERM, then SIGKILL after a grace
- * period; nobody waits for a pipe a stray process still holds.
+ * period; processes that left the group (`setsid`, double-forking daemons) are found by the command's
+ * mark and tree and stopped the same way (see `CommandProcesses`); nobody waits for a pipe a stray
+ * process still holds.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { CommandProcesses } from './command-processes.js';
 
 /** Time the group has between SIGTERM and SIGKILL, in milliseconds. */
 export const KILL_GRACE_MS = 2_000;
@@ -102,7 +105,14 @@ export async function runProcessGroup({
   onOutput,
   keepChars = { head: Number.POSITIVE_INFINITY, tail: Number.POSITIVE_INFINITY },
 }: RunProcessGroupOptions): Promise<ProcessGroupResult> {
-  const child = spawn('sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: !WINDOWS });
+  const processes = new CommandProcesses();
+  const child = spawn('sh', ['-c', command], {
+    cwd,
+    env: { ...process.env, ...processes.environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: !WINDOWS,
+  });
+  processes.follow(child.pid);
   const output = boundedText(keepChars);
   const collect = (chunk: Buffer) => {
     const text = chunk.toString();
@@ -112,10 +122,16 @@ export async function runProcessGroup({
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   let stopped: ProcessEnd | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopAll = (): Promise<void> => {
+    stopGroup(child);
+    stopping ??= processes.stop({ graceMs: KILL_GRACE_MS });
+    return stopping;
+  };
   const stop = (end: ProcessEnd) => {
     if (stopped) return;
     stopped = end;
-    stopGroup(child);
+    void stopAll();
   };
   const timer = setTimeout(() => stop({ kind: 'timeout', limitMs }), limitMs);
   const onAbort = () => stop({ kind: 'cancelled' });
@@ -132,8 +148,10 @@ export async function runProcessGroup({
     // Output written just before the exit is still in the pipes; a process left in the background
     // may hold them open for good, so they are only waited for a moment.
     await Promise.race([closed, delay(DRAIN_MS)]);
-    const stoppedOthers = stopped === undefined && signalGroup(child, 0);
-    if (stoppedOthers) stopGroup(child);
+    const stoppedOthers = stopped === undefined && (signalGroup(child, 0) || processes.anyAlive());
+    // What it started is stopped before the result is given: nothing of it outlives the tool call.
+    if (stoppedOthers || stopped !== undefined) await stopAll();
+    else processes.release();
     child.stdout?.destroy();
     child.stderr?.destroy();
     const end: ProcessEnd =
@@ -145,5 +163,6 @@ export async function runProcessGroup({
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
+    processes.release();
   }
 }

@@ -55,7 +55,7 @@ export function createSearchTextTool({ root, limit }: { root: string; limit: Out
       let more = false;
       for await (const file of files) {
         const shown = join(start.shown, relative(start.real, file));
-        const text = await readRegularFile({ real: file, shown, maxBytes: SEARCH_MAX_FILE_BYTES }).catch(
+        const text = await readRegularFile({ root, shown, maxBytes: SEARCH_MAX_FILE_BYTES }).catch(
           (error: unknown) => {
             // A named pipe or a device given as the path is an error; in a walk, such files are skipped.
             if (!isDirectory) throw error;

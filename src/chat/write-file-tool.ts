@@ -1,18 +1,10 @@
 import { SpillwayError } from '../core/index.js';
 import type { LoopTool } from '../loop/index.js';
 import type { ConfirmAction } from './confirm-action.js';
-import { readRegularFile, writeRegularFile } from './regular-file.js';
+import { inspectWriteTarget, writeRegularFile } from './regular-file.js';
 import { newFilePreview, unifiedDiff } from './text-diff.js';
 import { argumentsOf } from './tool-arguments.js';
 import { describeWorkspacePath, resolveWorkspacePath, type WorkspacePath } from './workspace-path.js';
-
-/** The current text of a file about to be written, or `undefined` when it does not exist yet. */
-async function currentText(target: WorkspacePath): Promise<string | undefined> {
-  return await readRegularFile(target).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-}
 
 /**
  * Asks the user before a file is written, showing the real path and a preview (the new file's
@@ -73,7 +65,8 @@ export function createWriteFileTool({ root, confirm }: { root: string; confirm: 
       if (typeof content !== 'string')
         throw new SpillwayError('invalid_argument', 'give "content" as a string');
       const target = await resolveWorkspacePath({ root, path });
-      const before = await currentText(target);
+      const inspected = await inspectWriteTarget({ root, shown: target.shown });
+      const { before } = inspected;
       const bytes = Buffer.byteLength(content);
       await confirmWrite({
         confirm,
@@ -84,7 +77,8 @@ export function createWriteFileTool({ root, confirm }: { root: string; confirm: 
         detail: `${bytes} bytes${before === undefined ? ', new file' : ''}`,
         ...(signal ? { signal } : {}),
       });
-      await writeRegularFile({ ...target, content });
+      // Written where it was approved: the same directory, the same file, or still a new name.
+      await writeRegularFile({ root, shown: target.shown, content, target: inspected });
       return `wrote ${target.shown} (${bytes} bytes)`;
     },
   };

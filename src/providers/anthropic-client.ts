@@ -6,7 +6,14 @@ import {
   type ToolCall,
   toAnthropic,
 } from '../core/index.js';
-import { eventJson, postJson, readEvents, responseJson } from './http.js';
+import {
+  checkStreamTimeouts,
+  eventJson,
+  postJson,
+  readEvents,
+  responseJson,
+  type StreamTimeouts,
+} from './http.js';
 import type { RetryOptions } from './http-retry.js';
 import type { FinishReason, ModelClient, ModelResponse, ModelUsage, SendOptions } from './model-client.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
@@ -24,6 +31,8 @@ export interface AnthropicClientOptions {
   retry?: RetryOptions;
   onRetry?: (notice: RetryNotice) => void;
   fetch?: typeof fetch;
+  /** How long a streamed reply may go silent (see `readEvents`); a stuck stream then fails. */
+  streamTimeouts?: StreamTimeouts;
 }
 
 /**
@@ -41,7 +50,9 @@ export function createAnthropicClient({
   retry,
   onRetry,
   fetch: fetchImpl,
+  streamTimeouts,
 }: AnthropicClientOptions = {}): ModelClient {
+  checkStreamTimeouts(streamTimeouts);
   const root = baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
   const auth: Record<string, string> = {
     'anthropic-version': ANTHROPIC_VERSION,
@@ -62,7 +73,7 @@ export function createAnthropicClient({
           signal: options.signal,
           fetch: fetchImpl,
         });
-        return options.stream ? readStream(response, options) : readJson(response);
+        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response);
       };
       return withRetries(attempt, { ...retry, signal: options.signal, onRetry });
     },
@@ -102,7 +113,11 @@ type Block =
   | { kind: 'tool'; id: string; name: string; json: string }
   | { kind: 'other'; value: unknown };
 
-async function readStream(response: Response, { signal, onEvent }: SendOptions): Promise<ModelResponse> {
+async function readStream(
+  response: Response,
+  { signal, onEvent }: SendOptions,
+  timeouts: StreamTimeouts | undefined,
+): Promise<ModelResponse> {
   const status = response.status;
   const blocks: Block[] = [];
   let inputUsage: Record<string, unknown> = {};
@@ -110,7 +125,7 @@ async function readStream(response: Response, { signal, onEvent }: SendOptions):
   let stop: string | undefined;
   let stopped = false;
   let last: unknown;
-  for await (const event of readEvents(response, signal)) {
+  for await (const event of readEvents(response, signal, timeouts)) {
     const data = eventJson(event, status);
     last = data;
     const type = (data.type as string | undefined) ?? event.event;

@@ -1,9 +1,57 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { jsonTextDepthExcess, tooDeepMessage } from '../core/index.js';
+import { jsonTextDepthExcess, SpillwayError, tooDeepMessage } from '../core/index.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
 
 /** The longest error body kept, in characters: enough for every provider's overflow message. */
 const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * How long a stream may send nothing once its first chunk has come, in milliseconds. Servers send
+ * tokens (or keep-alive comments) many times a second while they generate; half a minute of silence
+ * mid-reply is a stuck server or connection, not a slow one.
+ */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 30_000;
+
+/**
+ * How long the first chunk may take after the response headers, in milliseconds: the prefill of a
+ * long prompt on a slow local server can take minutes (the same five minutes as Node's own `fetch`
+ * waits for headers, undici's `headersTimeout`).
+ */
+export const DEFAULT_FIRST_CHUNK_TIMEOUT_MS = 300_000;
+
+/** How long a streamed reply may go silent. */
+export interface StreamTimeouts {
+  /** Between two chunks, once the first has come (default {@link DEFAULT_STREAM_IDLE_TIMEOUT_MS}). */
+  idleMs?: number;
+  /** For the first chunk after the headers (default {@link DEFAULT_FIRST_CHUNK_TIMEOUT_MS}). */
+  firstChunkMs?: number;
+}
+
+/** Checks stream timeouts given as options: positive integers of milliseconds. */
+export function checkStreamTimeouts(timeouts: StreamTimeouts | undefined): void {
+  for (const [name, value] of Object.entries(timeouts ?? {}))
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw new SpillwayError(
+        'invalid_config',
+        `streamTimeouts.${name} must be a positive number of milliseconds, got ${value}`,
+      );
+}
+
+/** A read of the next chunk, or a timeout after `ms` milliseconds (the read is cancelled then). */
+async function readWithin<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  ms: number,
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<T>['read']>> | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([reader.read(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Inputs of {@link postJson}. */
 export interface PostOptions {
@@ -70,13 +118,17 @@ async function readBounded(response: Response, signal?: AbortSignal): Promise<st
 }
 
 /**
- * Reads a server-sent event stream, yielding each event. A stream that breaks off rejects with a
- * `stream_interrupted` {@link ProviderError}; an abort with `aborted`.
+ * Reads a server-sent event stream, yielding each event. A stream that breaks off, or sends nothing
+ * for longer than `timeouts` allow (once it has begun, {@link DEFAULT_STREAM_IDLE_TIMEOUT_MS}),
+ * rejects with a `stream_interrupted` {@link ProviderError} that names the wait; an abort with
+ * `aborted`.
  */
 export async function* readEvents(
   response: Response,
   signal?: AbortSignal,
+  timeouts: StreamTimeouts = {},
 ): AsyncGenerator<EventSourceMessage> {
+  const { idleMs = DEFAULT_STREAM_IDLE_TIMEOUT_MS, firstChunkMs = DEFAULT_FIRST_CHUNK_TIMEOUT_MS } = timeouts;
   const body = response.body;
   if (!body)
     throw new ProviderError('the provider sent a streaming response without a body', {
@@ -87,12 +139,26 @@ export async function* readEvents(
   const parser = createParser({ onEvent: (event) => queue.push(event) });
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  let started = false;
   try {
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
-        chunk = await reader.read();
+        const wait = started ? idleMs : firstChunkMs;
+        const read = await readWithin(reader, wait);
+        if (read === 'timeout') {
+          await reader.cancel().catch(() => undefined);
+          throw new ProviderError(
+            started
+              ? `the stream sent nothing for ${wait / 1_000} s in the middle of the reply (stream idle timeout); the server or the connection is stuck: try again; if it needs longer, raise the stream idle timeout (stream_idle_timeout_seconds in the chat config, streamTimeouts.idleMs in code)`
+              : `the stream sent nothing for ${wait / 1_000} s after it began (first chunk timeout); try again; if the prompt needs a longer prefill, raise the first chunk timeout (first_chunk_timeout_seconds in the chat config, streamTimeouts.firstChunkMs in code)`,
+            { failure: 'stream_interrupted', status: response.status },
+          );
+        }
+        chunk = read;
+        started = true;
       } catch (error) {
+        if (ProviderError.isInstance(error)) throw error;
         if (signal?.aborted)
           throw new ProviderError('the request was aborted', { failure: 'aborted' }, { cause: error });
         throw new ProviderError(

@@ -6,6 +6,11 @@
  */
 export { ANTHROPIC_VERSION, type AnthropicClientOptions, createAnthropicClient } from './anthropic-client.js';
 export {
+  DEFAULT_FIRST_CHUNK_TIMEOUT_MS,
+  DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  type StreamTimeouts,
+} from './http.js';
+export {
   isRetryableFailure,
   parseDuration,
   type RetryOptions,

@@ -6,7 +6,14 @@ import {
   type ToolCall,
   toOpenAIChat,
 } from '../core/index.js';
-import { eventJson, postJson, readEvents, responseJson } from './http.js';
+import {
+  checkStreamTimeouts,
+  eventJson,
+  postJson,
+  readEvents,
+  responseJson,
+  type StreamTimeouts,
+} from './http.js';
 import type { RetryOptions } from './http-retry.js';
 import type { FinishReason, ModelClient, ModelResponse, ModelUsage, SendOptions } from './model-client.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
@@ -22,6 +29,8 @@ export interface OpenAICompatibleClientOptions {
   retry?: RetryOptions;
   onRetry?: (notice: RetryNotice) => void;
   fetch?: typeof fetch;
+  /** How long a streamed reply may go silent (see `readEvents`); a stuck stream then fails. */
+  streamTimeouts?: StreamTimeouts;
 }
 
 /**
@@ -41,7 +50,9 @@ export function createOpenAICompatibleClient({
   retry,
   onRetry,
   fetch: fetchImpl,
+  streamTimeouts,
 }: OpenAICompatibleClientOptions): ModelClient {
+  checkStreamTimeouts(streamTimeouts);
   const root = baseUrl.replace(/\/+$/, '');
   const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   return {
@@ -64,7 +75,7 @@ export function createOpenAICompatibleClient({
           signal: options.signal,
           fetch: fetchImpl,
         });
-        return options.stream ? readStream(response, options) : readJson(response);
+        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response);
       };
       return withRetries(attempt, { ...retry, signal: options.signal, onRetry });
     },
@@ -108,7 +119,11 @@ interface PartialCall {
   arguments: string;
 }
 
-async function readStream(response: Response, { signal, onEvent }: SendOptions): Promise<ModelResponse> {
+async function readStream(
+  response: Response,
+  { signal, onEvent }: SendOptions,
+  timeouts: StreamTimeouts | undefined,
+): Promise<ModelResponse> {
   const status = response.status;
   let text = '';
   let reasoning = '';
@@ -118,7 +133,7 @@ async function readStream(response: Response, { signal, onEvent }: SendOptions):
   let usage: ModelUsage | undefined;
   let done = false;
   let last: unknown;
-  for await (const event of readEvents(response, signal)) {
+  for await (const event of readEvents(response, signal, timeouts)) {
     if (event.data === '[DONE]') {
       done = true;
       break;

@@ -11,8 +11,13 @@ import { createEstimator, type TokenCounter, type TokenizerFamily } from '../cor
 /** Texts shorter than this are counted again rather than remembered. */
 export const MIN_CACHED_CHARS = 64;
 
-/** The most characters of keys remembered, over all families (least recently used forgotten first). */
-export const MAX_CACHED_CHARS = 32 * 1024 * 1024;
+/**
+ * The most characters of keys remembered, over all families (least recently used forgotten first):
+ * about 2 million tokens of text, the history of a dozen long conversations, in at most 16 MB. The
+ * cache is the largest thing a proxy keeps per process besides its memory store, so its size is
+ * part of the bound on the whole process (`npm run bench -- memory`).
+ */
+export const MAX_CACHED_CHARS = 8 * 1024 * 1024;
 
 /**
  * Texts longer than this are remembered under a SHA-256 of their content, not as themselves. V8

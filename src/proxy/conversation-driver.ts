@@ -18,7 +18,7 @@ import { cachedEstimator } from './cached-estimator.js';
 import { sha256 } from './conversation-key.js';
 import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyRuntime } from './proxy-runtime.js';
-import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
+import type { ConversationState } from './proxy-state.js';
 import type { UpstreamLimits } from './resolve-upstream-limits.js';
 import type { UpstreamCounters } from './upstream-counters.js';
 
@@ -95,20 +95,4 @@ export function conversationStateOf(
     if (!MODEL_STATE_KEYS.has(key) && value !== undefined) kept[key] = value;
   const next: ConversationState = { driver: { manager: kept, ...(prefix ? { prefix } : {}) } };
   return JSON.stringify(next) === JSON.stringify(previous) ? undefined : next;
-}
-
-/** What the driver learned about the model (a window, an output cap), to remember for it. */
-export function learnedLimitsOf(
-  driver: ConversationDriver,
-  model: string | undefined,
-  before: LearnedModelLimits,
-): LearnedModelLimits {
-  if (model === undefined) return {};
-  const { learnedWindows, learnedOutputCaps } = driver.manager.state;
-  const learned: LearnedModelLimits = {};
-  const window = learnedWindows[model];
-  if (window !== undefined && window !== before.contextLength) learned.contextLength = window;
-  const cap = learnedOutputCaps?.[model];
-  if (cap !== undefined && cap !== before.outputCap) learned.outputCap = cap;
-  return learned;
 }

@@ -19,7 +19,7 @@ import {
   type Transport,
   writeRequest,
 } from '../core/index.js';
-import { conversationStateOf, learnedLimitsOf, openConversationDriver } from './conversation-driver.js';
+import { conversationStateOf, openConversationDriver } from './conversation-driver.js';
 import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { proxyModelSettings } from './proxy-config.js';
@@ -27,7 +27,8 @@ import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtim
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import { parseRequestBody } from './read-request-body.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
-import { resolveUpstreamLimits } from './resolve-upstream-limits.js';
+import { type LearnedEvidence, rememberLearnedLimits } from './remember-learned-limits.js';
+import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { upstreamCounters } from './upstream-counters.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
@@ -82,6 +83,8 @@ export interface Prepared {
   key: string;
   conversation: ConversationState;
   learned: LearnedModelLimits;
+  /** The limits the driver was built from, with where each came from. */
+  limits: UpstreamLimits;
   driver: ConversationDriver;
 }
 
@@ -94,7 +97,9 @@ export async function prepare(
   const model = request.model;
   const key = conversationKey({ model, messages: request.messages, credential: exchange.credential });
   const [learned, calibration, conversation] = await Promise.all([
-    model === undefined ? Promise.resolve<LearnedModelLimits>({}) : runtime.state.learnedLimits(model),
+    model === undefined
+      ? Promise.resolve<LearnedModelLimits>({})
+      : runtime.state.learnedLimits(model, exchange.credential),
     model === undefined ? Promise.resolve(undefined) : runtime.state.calibration(model),
     runtime.state.conversation(key),
   ]);
@@ -130,8 +135,14 @@ export async function prepare(
     counters,
     ...(calibration ? { calibration } : {}),
   });
-  return { request, key, conversation, learned, driver };
+  return { request, key, conversation, learned, limits, driver };
 }
+
+/** The upstream as a driver's transport, with the last outcome and every overflow it was answered. */
+type UpstreamTransport = Transport<AttemptOutcome & { kind: 'forwarded' }> & {
+  last?: AttemptOutcome;
+  rejected: LearnedEvidence['rejected'];
+};
 
 /** The upstream as the driver's transport: each attempt sent, relayed unless it is an overflow. */
 function upstreamTransport({
@@ -148,8 +159,9 @@ function upstreamTransport({
   original: ChatRequest;
   /** The recovery label of the next attempt (`none`, or `kind:action`). */
   label: () => string;
-}): Transport<AttemptOutcome & { kind: 'forwarded' }> & { last?: AttemptOutcome } {
-  const transport: Transport<AttemptOutcome & { kind: 'forwarded' }> & { last?: AttemptOutcome } = {
+}): UpstreamTransport {
+  const transport: UpstreamTransport = {
+    rejected: [],
     async send(request, { fit }) {
       const unchanged =
         request.messages === original.messages &&
@@ -173,6 +185,15 @@ function upstreamTransport({
       if (outcome.kind === 'aborted') return { ok: false, failure: 'aborted', error: new Error('aborted') };
       if (outcome.kind === 'unreachable')
         return { ok: false, failure: 'failed', error: new Error(outcome.message) };
+      transport.rejected.push({
+        overflow: outcome.overflow,
+        sent: {
+          promptTokens: fit.estimate,
+          countSource: fit.countSource,
+          window: fit.window,
+          ...(request.maxTokens === undefined ? {} : { maxTokens: request.maxTokens }),
+        },
+      });
       return {
         ok: false,
         failure: 'rejected',
@@ -212,6 +233,7 @@ export async function handleChatRequest({
   const prepared = await prepare(runtime, exchange, request);
   const { driver } = prepared;
   let label = 'none';
+  let truncatedWindow: number | undefined;
   const unsubscribe = driver.subscribe((event) => {
     if (event.type === 'fit') {
       runtime.metrics.fits.add();
@@ -224,6 +246,7 @@ export async function handleChatRequest({
     if (event.type === 'notice' && event.notice.code === 'silent_truncation') {
       // The client already has the reply; the learned window is stored for the model's next request.
       const { reported, expectedAtLeast, window } = event.notice;
+      truncatedWindow = window ?? truncatedWindow;
       runtime.log({
         level: 'warn',
         event: 'silent_truncation',
@@ -253,10 +276,14 @@ export async function handleChatRequest({
     signal: exchange.signal,
   });
   unsubscribe();
+  const evidence: LearnedEvidence = {
+    rejected: transport.rejected,
+    ...(truncatedWindow === undefined ? {} : { truncatedWindow }),
+  };
   if (exchange.signal.aborted) return;
   if (result.ok) {
     countPrunes(runtime, result.fit);
-    await remember(runtime, prepared);
+    await remember({ runtime, exchange, prepared, evidence });
     runtime.log({
       level: 'info',
       event: 'request',
@@ -270,7 +297,7 @@ export async function handleChatRequest({
     });
     return;
   }
-  await remember(runtime, prepared);
+  await remember({ runtime, exchange, prepared, evidence });
   answerFailure({ runtime, exchange, request, result, label, upstream: transport.last });
 }
 
@@ -317,17 +344,30 @@ function countPrunes(runtime: ProxyRuntime, fit: FitResult): void {
   runtime.metrics.prunedTurns.add({}, fit.droppedTurns);
 }
 
-/** Saves what the driver learned: the conversation's state, the model's calibration and limits. */
-async function remember(runtime: ProxyRuntime, prepared: Prepared): Promise<void> {
-  const { driver, request, key, conversation, learned } = prepared;
+/**
+ * Saves what the request taught: the conversation's state, the model's calibration, and the limits
+ * the upstream's answers showed (only figures that agree with what the proxy sent, kept for the
+ * client's credential until confirmed; see `rememberLearnedLimits`).
+ */
+async function remember({
+  runtime,
+  exchange,
+  prepared,
+  evidence,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  prepared: Prepared;
+  evidence: LearnedEvidence;
+}): Promise<void> {
+  const { driver, request, key, conversation } = prepared;
   const model = request.model;
   const writes: Promise<void>[] = [];
   const state = conversationStateOf(driver, conversation);
   if (state) writes.push(runtime.state.saveConversation(key, state));
   if (model !== undefined) {
     writes.push(runtime.state.saveCalibration(model, driver.manager.state.calibration));
-    const limits = learnedLimitsOf(driver, model, learned);
-    if (Object.keys(limits).length > 0) writes.push(runtime.state.saveLearnedLimits(model, limits));
+    writes.push(rememberLearnedLimits({ runtime, exchange, model, limits: prepared.limits, evidence }));
   }
   await Promise.all(writes);
 }

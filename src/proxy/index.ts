@@ -13,7 +13,13 @@
 
 export { conversationStateOf, openConversationDriver } from './conversation-driver.js';
 export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
+export {
+  ANONYMOUS_CREDENTIAL,
+  LEARNED_LIMITS_TTL_SECONDS,
+  MAX_SHARED_STEP,
+} from './learned-limits-record.js';
 export { openProxyStore } from './open-proxy-store.js';
+export { matchOverflow, type OverflowEvidence, type SentAttempt } from './overflow-evidence.js';
 export {
   checkOwnerProof,
   OWNER_CHALLENGE_HEADER,
@@ -24,16 +30,24 @@ export { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
 export { LATENCY_BUCKETS, ProxyMetrics } from './proxy-metrics.js';
 export type { ProxyLogEntry } from './proxy-runtime.js';
 export {
+  CALIBRATION_TTL_SECONDS,
   CONVERSATION_TTL_SECONDS,
   type ConversationState,
+  type LearnedLimitsObservation,
   type LearnedModelLimits,
   PROXY_KEY_PREFIX,
   ProxyState,
+  upstreamScope,
 } from './proxy-state.js';
 export {
   createMemoryProxyStore,
+  DEFAULT_MEMORY_STORE_MAX_CHARS,
+  DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  type MemoryProxyStore,
+  type MemoryProxyStoreOptions,
   type ProxyStore,
   type ProxyStoreSetOptions,
+  STORE_SWEEP_INTERVAL_MS,
 } from './proxy-store.js';
 export { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 export { CREDENTIAL_HEADERS, redactSecrets, secretsOf } from './redact-secrets.js';

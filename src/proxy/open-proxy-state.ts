@@ -18,15 +18,18 @@ import {
  * Opens the typed state over `store`, guarded by a circuit breaker.
  *
  * @example
- * const state = openProxyState({ store, metrics, log });
+ * const state = openProxyState({ store, scope: upstreamScope(upstreamRoot), metrics, log });
  */
 export function openProxyState({
   store,
+  scope,
   metrics,
   log,
   breaker = {},
 }: {
   store: ProxyStore;
+  /** What keeps this upstream's state apart from another's in a shared store (`upstreamScope`). */
+  scope: string;
   metrics: ProxyMetrics;
   log: (entry: ProxyLogEntry) => void;
   breaker?: Omit<CircuitBreakerOptions, 'onStateChange'>;
@@ -51,6 +54,7 @@ export function openProxyState({
   });
   const state = new ProxyState({
     store: guarded,
+    scope,
     onError(error, operation) {
       const name = operation.split(' ')[0] ?? operation;
       if (isCircuitOpenError(error)) {

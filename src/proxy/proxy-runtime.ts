@@ -97,13 +97,45 @@ export function upstreamJsonPost(
   };
 }
 
-/** Answers with a proxy error in the route's format; extra headers (x-spillway-*) ride along. */
+/**
+ * Ends an event stream whose headers are already out (keep-alives were passed on) with an error
+ * event carrying `text`, the JSON of an error body: the client reads it as the upstream's own stream
+ * errors. Anthropic's streams name the event `error`; OpenAI's carry `{"error":…}` as data.
+ */
+export function endStreamWithError(exchange: Exchange, text: string): void {
+  const { response } = exchange;
+  const json = text.trim().replace(/\r?\n/g, ' ');
+  response.end(`${exchange.format === 'anthropic' ? 'event: error\n' : ''}data: ${json}\n\n`);
+}
+
+/** Whether the client has the headers of an event stream and no end yet (keep-alives went out). */
+export function streamStarted(exchange: Exchange): boolean {
+  const { response } = exchange;
+  return (
+    response.headersSent &&
+    !response.writableEnded &&
+    !response.destroyed &&
+    String(response.getHeader('content-type') ?? '').includes('text/event-stream')
+  );
+}
+
+/**
+ * Answers with a proxy error in the route's format; extra headers (x-spillway-*) ride along. When an
+ * event stream has begun (keep-alives were passed on), the error ends it as an error event.
+ */
 export function sendProxyError(
   exchange: Exchange,
   error: ProxyErrorInfo,
   headers: Record<string, string> = {},
 ): void {
   const { response } = exchange;
+  if (streamStarted(exchange)) {
+    endStreamWithError(
+      exchange,
+      proxyErrorBody({ ...error, message: redactSecrets(error.message, exchange.secrets) }, exchange.format),
+    );
+    return;
+  }
   if (response.headersSent || response.destroyed) {
     response.destroy();
     return;

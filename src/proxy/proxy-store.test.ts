@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCalibration, observeCalibration } from '../core/index.js';
+import { LEARNED_LIMITS_TTL_SECONDS } from './learned-limits-record.js';
 import { openProxyStore } from './open-proxy-store.js';
-import { ProxyState } from './proxy-state.js';
+import { CALIBRATION_TTL_SECONDS, PROXY_KEY_PREFIX, ProxyState, upstreamScope } from './proxy-state.js';
 import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
 import { createSqliteProxyStore } from './sqlite-proxy-store.js';
 
@@ -30,6 +31,36 @@ describe.each(stores)('the %s proxy store', (_name, create) => {
     expect(await store.get('a')).toBe('replaced');
     await store.delete('a');
     expect(await store.get('a')).toBeUndefined();
+    await store.close();
+  });
+});
+
+describe('the memory proxy store', () => {
+  it('drops the least recently used entries past its caps', async () => {
+    const store = createMemoryProxyStore({ maxEntries: 3, sweepIntervalMs: 0 });
+    for (const key of ['a', 'b', 'c']) await store.set(key, 'v');
+    await store.get('a');
+    await store.set('d', 'v');
+    expect(await store.get('b')).toBeUndefined();
+    expect(await store.get('a')).toBe('v');
+    expect(store.size).toBe(3);
+    const small = createMemoryProxyStore({ maxChars: 1_000, sweepIntervalMs: 0 });
+    for (let index = 0; index < 100; index++) await small.set(`key-${index}`, 'x'.repeat(100));
+    expect(small.chars).toBeLessThanOrEqual(1_000);
+    expect(await small.get('key-99')).toBe('x'.repeat(100));
+    await small.set('huge', 'x'.repeat(2_000));
+    expect(await small.get('huge')).toBeUndefined();
+    await Promise.all([store.close(), small.close()]);
+  });
+
+  it('sweeps expired entries nobody reads again', async () => {
+    let clock = 0;
+    const store = createMemoryProxyStore({ now: () => clock, sweepIntervalMs: 0 });
+    for (let index = 0; index < 50; index++) await store.set(`k${index}`, 'v', { ttlSeconds: 10 });
+    await store.set('kept', 'v');
+    clock = 10_000;
+    expect(store.sweep()).toBe(50);
+    expect(store.size).toBe(1);
     await store.close();
   });
 });
@@ -67,11 +98,12 @@ describe('openProxyStore', () => {
 });
 
 describe('ProxyState', () => {
-  it('merges learned limits and only ever raises the calibration factor', async () => {
+  it('merges learned limits per credential and keeps the newest calibration', async () => {
     const state = new ProxyState({ store: createMemoryProxyStore() });
-    await state.saveLearnedLimits('m', { contextLength: 21_000 });
-    await state.saveLearnedLimits('m', { outputCap: 4_096 });
-    expect(await state.learnedLimits('m')).toEqual({ contextLength: 21_000, outputCap: 4_096 });
+    await state.recordLearnedLimits('m', { credential: 'a', contextLength: 21_000 });
+    await state.recordLearnedLimits('m', { credential: 'a', outputCap: 4_096 });
+    expect(await state.learnedLimits('m', 'a')).toEqual({ contextLength: 21_000, outputCap: 4_096 });
+    expect(await state.learnedLimits('m', 'b')).toEqual({});
     const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
     await state.saveCalibration('m', one);
     expect(await state.calibration('m')).toEqual(one);
@@ -100,14 +132,34 @@ describe('ProxyState', () => {
 
   it('ignores values that are not what it wrote', async () => {
     const store = createMemoryProxyStore();
-    await store.set('spillway:proxy:v1:calibration:m', '{"factor":"high"}');
-    await store.set('spillway:proxy:v1:limits:m', 'not json');
-    await store.set('spillway:proxy:v1:conversation:c', '{"driver":{"manager":"compression"}}');
-    await store.set('spillway:proxy:v1:conversation:d', '{"manager":{"compression":{}}}');
-    const state = new ProxyState({ store });
+    await store.set(`${PROXY_KEY_PREFIX}calibration:u:m`, '{"factor":"high"}');
+    await store.set(`${PROXY_KEY_PREFIX}limits:u:m`, 'not json');
+    await store.set(`${PROXY_KEY_PREFIX}conversation:u:c`, '{"driver":{"manager":"compression"}}');
+    await store.set(`${PROXY_KEY_PREFIX}conversation:u:d`, '{"manager":{"compression":{}}}');
+    const state = new ProxyState({ store, scope: 'u' });
     expect(await state.calibration('m')).toBeUndefined();
     expect(await state.learnedLimits('m')).toEqual({});
     expect(await state.conversation('c')).toEqual({ driver: {} });
     expect(await state.conversation('d')).toEqual({});
+  });
+
+  it('keeps two upstreams apart in one store, and forgets learned limits and calibration in time', async () => {
+    let clock = 1_000_000;
+    const store = createMemoryProxyStore({ now: () => clock });
+    const vllm = new ProxyState({ store, scope: upstreamScope('http://vllm:8000'), now: () => clock });
+    const other = new ProxyState({ store, scope: upstreamScope('http://other:8000'), now: () => clock });
+    await vllm.recordLearnedLimits('m', { contextLength: 8_192 });
+    await vllm.saveCalibration('m', observeCalibration(createCalibration(), { reported: 600, raw: 1_000 }));
+    await vllm.saveConversation('c', { driver: { manager: {} } });
+    expect(await vllm.learnedLimits('m')).toEqual({ contextLength: 8_192 });
+    expect(await other.learnedLimits('m')).toEqual({});
+    expect(await other.calibration('m')).toBeUndefined();
+    expect(await other.conversation('c')).toEqual({});
+    clock += LEARNED_LIMITS_TTL_SECONDS * 1_000;
+    expect(await vllm.learnedLimits('m')).toEqual({});
+    expect(await vllm.calibration('m')).toBeDefined();
+    clock += CALIBRATION_TTL_SECONDS * 1_000;
+    expect(await vllm.calibration('m')).toBeUndefined();
+    expect(await vllm.conversation('c')).toEqual({});
   });
 });

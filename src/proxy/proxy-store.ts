@@ -26,36 +26,118 @@ export interface ProxyStore {
   close(): Promise<void>;
 }
 
+/** The most characters of keys and values the memory store holds (least recently used go first). */
+export const DEFAULT_MEMORY_STORE_MAX_CHARS = 16 * 1024 * 1024;
+
+/** The most entries the memory store holds. */
+export const DEFAULT_MEMORY_STORE_MAX_ENTRIES = 20_000;
+
+/** How often the memory and SQLite stores drop expired entries nobody read again. */
+export const STORE_SWEEP_INTERVAL_MS = 60_000;
+
+/** What one entry costs besides its characters (the map slot, the record, two string headers). */
+const ENTRY_OVERHEAD_CHARS = 64;
+
+/** Options of {@link createMemoryProxyStore}. */
+export interface MemoryProxyStoreOptions {
+  now?: () => number;
+  /** The most characters of keys and values kept (default {@link DEFAULT_MEMORY_STORE_MAX_CHARS}). */
+  maxChars?: number;
+  /** The most entries kept (default {@link DEFAULT_MEMORY_STORE_MAX_ENTRIES}). */
+  maxEntries?: number;
+  /** How often expired entries are swept, in milliseconds (0: only when read). */
+  sweepIntervalMs?: number;
+}
+
+/** The memory store, with what it holds (for tests and metrics). */
+export interface MemoryProxyStore extends ProxyStore {
+  readonly kind: 'memory';
+  /** Entries held now, expired ones not yet swept included. */
+  readonly size: number;
+  /** Characters of keys and values held now, with each entry's overhead. */
+  readonly chars: number;
+  /** Drops every expired entry now (the periodic sweep calls it). */
+  sweep(): number;
+}
+
 /**
- * A store in process memory: state survives between requests and is gone with the process.
+ * A store in process memory: state survives between requests and is gone with the process. It is
+ * bounded: at most `maxEntries` entries and `maxChars` characters, the least recently used dropped
+ * first, and expired entries swept every `sweepIntervalMs` whether or not anyone reads them again,
+ * so clients naming ever new conversations and models cannot grow the process without end.
  *
  * @example
- * const proxy = await startProxy({ upstream, store: createMemoryProxyStore() });
+ * const proxy = await startProxy({ upstream, store: createMemoryProxyStore({ maxChars: 8 * 1024 * 1024 }) });
  */
-export function createMemoryProxyStore({ now = Date.now }: { now?: () => number } = {}): ProxyStore {
+export function createMemoryProxyStore({
+  now = Date.now,
+  maxChars = DEFAULT_MEMORY_STORE_MAX_CHARS,
+  maxEntries = DEFAULT_MEMORY_STORE_MAX_ENTRIES,
+  sweepIntervalMs = STORE_SWEEP_INTERVAL_MS,
+}: MemoryProxyStoreOptions = {}): MemoryProxyStore {
+  // A Map iterates in insertion order: a read moves its entry to the end, so the first is the least
+  // recently used.
   const values = new Map<string, { value: string; expiresAt: number | undefined }>();
+  let chars = 0;
+  const cost = (key: string, value: string) => key.length + value.length + ENTRY_OVERHEAD_CHARS;
+  const remove = (key: string): void => {
+    const entry = values.get(key);
+    if (!entry) return;
+    values.delete(key);
+    chars -= cost(key, entry.value);
+  };
+  const sweep = (): number => {
+    const at = now();
+    let swept = 0;
+    for (const [key, entry] of values)
+      if (entry.expiresAt !== undefined && entry.expiresAt <= at) {
+        remove(key);
+        swept++;
+      }
+    return swept;
+  };
+  const timer = sweepIntervalMs > 0 ? setInterval(sweep, sweepIntervalMs) : undefined;
+  timer?.unref();
   return {
     kind: 'memory',
+    get size() {
+      return values.size;
+    },
+    get chars() {
+      return chars;
+    },
+    sweep,
     async get(key) {
       const entry = values.get(key);
       if (!entry) return undefined;
       if (entry.expiresAt !== undefined && entry.expiresAt <= now()) {
-        values.delete(key);
+        remove(key);
         return undefined;
       }
+      values.delete(key);
+      values.set(key, entry);
       return entry.value;
     },
     async set(key, value, { ttlSeconds } = {}) {
+      remove(key);
+      if (cost(key, value) > maxChars) return;
       values.set(key, {
         value,
         expiresAt: ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1_000,
       });
+      chars += cost(key, value);
+      for (const oldest of values.keys()) {
+        if (chars <= maxChars && values.size <= maxEntries) break;
+        remove(oldest);
+      }
     },
     async delete(key) {
-      values.delete(key);
+      remove(key);
     },
     async close() {
+      if (timer) clearInterval(timer);
       values.clear();
+      chars = 0;
     },
   };
 }

@@ -1,10 +1,13 @@
 /**
  * @module
  * Server-sent events passed through chunk by chunk. Until the first event that carries content, the
- * bytes are held back (with the status line): an overflow that arrives as an error event inside a
- * 200 stream before any content can still be recovered, because the client has seen nothing yet.
- * From the first content on, every chunk is written as it arrives, and an error event later in the
- * stream reaches the client unchanged (a retry would repeat content the client already has).
+ * events are held back: an overflow that arrives as an error event inside a 200 stream before any
+ * content can still be recovered, because the client has seen no event yet. Comments (`: PROCESSING`,
+ * the keep-alives servers send during a long prefill) are no events: they are passed on at once,
+ * after the status line and headers, so a client's read timeout sees the upstream alive exactly as
+ * it would directly. From the first content on, every chunk is written as it arrives, and an error
+ * event later in the stream reaches the client unchanged (a retry would repeat content the client
+ * already has).
  */
 
 import { once } from 'node:events';
@@ -12,7 +15,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { upstreamTimeoutOf } from './upstream-timeouts.js';
 
-/** Bytes held back at most before the first content; past this the stream is committed anyway. */
+/**
+ * Bytes of events held back at most before the first content; past this the stream is passed on
+ * anyway. Comments are never held, so they do not count.
+ */
 export const MAX_HOLDBACK_BYTES = 64 * 1024;
 
 /** How one relayed stream ended. */
@@ -26,9 +32,12 @@ export type RelayOutcome =
       /** Interrupted because no chunk came within the idle timeout. */
       timedOut?: boolean;
     }
-  /** An error event came before any content: nothing was written; `text` is the stream so far. */
+  /**
+   * An error event came before any content: no event was written (comments and the headers may
+   * have been); `text` is the events so far.
+   */
   | { kind: 'error-before-content'; text: string }
-  /** The upstream stream broke off before any content: nothing was written. */
+  /** The upstream stream broke off before any content: no event was written. */
   | { kind: 'interrupted-before-content'; cause: Error }
   /** The client went away. */
   | { kind: 'aborted' };
@@ -117,9 +126,46 @@ function parseData(text: string): unknown {
   }
 }
 
+/** Splits bytes into lines (each with its `\n`), keeping an unfinished last line for the next chunk. */
+class LineSplitter {
+  #partial: Buffer = Buffer.alloc(0);
+
+  /** The complete lines in what has come so far. */
+  push(chunk: Buffer): Buffer[] {
+    const bytes = this.#partial.length === 0 ? chunk : Buffer.concat([this.#partial, chunk]);
+    const lines: Buffer[] = [];
+    let start = 0;
+    for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
+      lines.push(bytes.subarray(start, end + 1));
+      start = end + 1;
+    }
+    this.#partial = bytes.subarray(start);
+    return lines;
+  }
+
+  /** The unfinished line, taken out. */
+  rest(): Buffer {
+    const rest = this.#partial;
+    this.#partial = Buffer.alloc(0);
+    return rest;
+  }
+
+  get pendingBytes(): number {
+    return this.#partial.length;
+  }
+}
+
+/** A comment line (`: …`), or an empty line that ends no event: what can go out before content. */
+function isPassable(line: Buffer, inEvent: boolean): boolean {
+  if (line[0] === 0x3a) return true;
+  const empty = line.length === 1 || (line.length === 2 && line[0] === 0x0d);
+  return empty && !inEvent;
+}
+
 /**
  * Relays an upstream SSE response to the client. `commit` writes the status line and headers; it is
- * called once, when the first content event arrives (or the holdback fills, or the stream ends).
+ * called once, when the first comment or content event arrives (or the holdback fills, or the stream
+ * ends); a response whose headers an earlier attempt already sent is continued as it is.
  *
  * @example
  * const outcome = await relayStream({ upstream, response, signal, commit: () => response.writeHead(200, headers) });
@@ -136,13 +182,20 @@ export async function relayStream({
   commit: () => void;
   signal: AbortSignal;
 }): Promise<RelayOutcome> {
-  let committed = false;
+  /** Content seen: from here on every chunk goes out as it comes. */
+  let passing = false;
   let contentSeen = false;
   let errorFirst = false;
   let errorAfterContent = false;
   let promptTokens: number | undefined;
-  const pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const held: Buffer[] = [];
+  let heldBytes = 0;
+  /** A held event has begun and its closing empty line has not come yet. */
+  let inEvent = false;
+  /** Where the held event being read starts in `held`. */
+  let eventStart = 0;
+  /** The event just read was a keep-alive (Anthropic's `ping`): it goes out with the comments. */
+  let keepAlive = false;
   const parser = createParser({
     onEvent(event) {
       // After content, only events that can carry usage or an error are worth parsing.
@@ -153,42 +206,76 @@ export async function relayStream({
         if (classifyEvent(event, data) === 'error') errorAfterContent = true;
         return;
       }
+      keepAlive = event.event === 'ping' || (isRecord(data) && data.type === 'ping');
       const kind = classifyEvent(event, data);
       if (kind === 'error' && !errorFirst) errorFirst = true;
       else if (kind === 'content' && !errorFirst) contentSeen = true;
     },
   });
   const decoder = new TextDecoder();
+  const lines = new LineSplitter();
   const flush = async (chunk: Buffer): Promise<void> => {
+    if (chunk.length === 0) return;
+    if (!response.headersSent) commit();
     if (!response.write(chunk) && !response.destroyed)
       await Promise.race([once(response, 'drain'), once(response, 'close')]);
   };
-  const commitNow = async (): Promise<void> => {
-    committed = true;
-    commit();
-    const held = Buffer.concat(pending);
-    pending.length = 0;
-    if (held.length > 0) await flush(held);
+  /** From content on, every byte goes out; `rest` (not parsed yet) is what came after the content. */
+  const startPassing = async (rest: Buffer): Promise<void> => {
+    passing = true;
+    parser.feed(decoder.decode(rest, { stream: true }));
+    const out = Buffer.concat([...held, rest]);
+    held.length = 0;
+    if (!response.headersSent) commit();
+    await flush(out);
+  };
+  /** Routes one chunk before content: comments out, events held; false once an error came first. */
+  const route = async (chunk: Buffer): Promise<boolean> => {
+    const out: Buffer[] = [];
+    const complete = lines.push(chunk);
+    for (const [index, line] of complete.entries()) {
+      keepAlive = false;
+      parser.feed(decoder.decode(line, { stream: true }));
+      if (isPassable(line, inEvent)) {
+        out.push(line);
+        continue;
+      }
+      if (!inEvent) eventStart = held.length;
+      held.push(line);
+      heldBytes += line.length;
+      inEvent = line.length > 2 || (line.length === 2 && line[0] !== 0x0d);
+      if (errorFirst) return false;
+      if (keepAlive) {
+        const event = held.splice(eventStart);
+        for (const part of event) heldBytes -= part.length;
+        out.push(...event);
+      }
+      if (contentSeen) {
+        await flush(Buffer.concat(out));
+        await startPassing(Buffer.concat([...complete.slice(index + 1), lines.rest()]));
+        return true;
+      }
+    }
+    await flush(Buffer.concat(out));
+    if (heldBytes + lines.pendingBytes > MAX_HOLDBACK_BYTES) await startPassing(lines.rest());
+    return true;
   };
   try {
     for await (const chunk of upstream) {
       const buffer = chunk as Buffer;
-      parser.feed(decoder.decode(buffer, { stream: true }));
-      if (committed) {
+      if (passing) {
+        parser.feed(decoder.decode(buffer, { stream: true }));
         await flush(buffer);
         continue;
       }
-      pending.push(buffer);
-      pendingBytes += buffer.length;
-      if (errorFirst) {
+      if (!(await route(buffer))) {
         upstream.destroy();
-        return { kind: 'error-before-content', text: Buffer.concat(pending).toString('utf8') };
+        return { kind: 'error-before-content', text: Buffer.concat(held).toString('utf8') };
       }
-      if (contentSeen || pendingBytes > MAX_HOLDBACK_BYTES) await commitNow();
     }
   } catch (error) {
     if (signal.aborted) return { kind: 'aborted' };
-    if (!committed) return { kind: 'interrupted-before-content', cause: error as Error };
+    if (!passing) return { kind: 'interrupted-before-content', cause: error as Error };
     // The client has part of a reply: cut its stream too, as the upstream did, rather than end it
     // cleanly and make a broken reply look complete.
     response.destroy();
@@ -201,11 +288,14 @@ export async function relayStream({
     };
   }
   if (signal.aborted) return { kind: 'aborted' };
-  parser.feed(decoder.decode());
-  if (!committed) {
-    if (errorFirst) return { kind: 'error-before-content', text: Buffer.concat(pending).toString('utf8') };
-    await commitNow();
+  if (!passing) {
+    const rest = lines.rest();
+    parser.feed(decoder.decode(rest, { stream: true }));
+    held.push(rest);
+    if (errorFirst) return { kind: 'error-before-content', text: Buffer.concat(held).toString('utf8') };
+    await startPassing(Buffer.alloc(0));
   }
+  parser.feed(decoder.decode());
   response.end();
   return {
     kind: 'relayed',

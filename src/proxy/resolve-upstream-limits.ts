@@ -25,6 +25,11 @@ export interface UpstreamLimits {
   windowCheck?: WindowCheck;
   /** The server discovery found answering for itself (not a gateway's claim), if any. */
   server?: DiscoveryServer;
+  /**
+   * The window the upstream reports for itself (the zero-cost probe, or discovery of a server that
+   * is no gateway), whatever won: it confirms a window learned from an overflow for every client.
+   */
+  discoveredContextLength?: number;
   source: { contextLength: LimitSource; outputCap: LimitSource };
 }
 
@@ -145,11 +150,15 @@ export async function resolveUpstreamLimits({
     ...(signal === undefined ? {} : { signal }),
   });
   tellOnce(resolved, cache, log);
+  const discovered = resolved.figures.contextLength.find(
+    ({ source }) => source === 'probed' || source.startsWith('discovered:'),
+  );
   return {
     contextLength: resolved.contextLength,
     ...(resolved.outputCap === undefined ? {} : { outputCap: resolved.outputCap }),
     ...(resolved.windowCheck === undefined ? {} : { windowCheck: resolved.windowCheck }),
     ...(resolved.discovery && !resolved.discovery.claimed ? { server: resolved.discovery.server } : {}),
+    ...(discovered === undefined ? {} : { discoveredContextLength: discovered.value }),
     source: resolved.source,
   };
 }

@@ -7,7 +7,14 @@
 
 import type { IncomingMessage } from 'node:http';
 import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
-import { type Exchange, type ProxyRuntime, sendProxyError, upstreamJsonPost } from './proxy-runtime.js';
+import {
+  type Exchange,
+  endStreamWithError,
+  type ProxyRuntime,
+  sendProxyError,
+  streamStarted,
+  upstreamJsonPost,
+} from './proxy-runtime.js';
 import { relayStream } from './relay-stream.js';
 import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
 import { timeoutReply, type UpstreamTimeoutFacts, upstreamTimeoutOf } from './upstream-timeouts.js';
@@ -105,7 +112,7 @@ async function relayEvents(
     const overflow = classify(status, outcome.text);
     if (overflow.kind !== 'none') return { kind: 'overflow', overflow, status, text: outcome.text };
     runtime.metrics.upstreamErrors.add({ reason: 'stream_error' });
-    response.writeHead(status, passed);
+    if (!response.headersSent) response.writeHead(status, passed);
     response.end(outcome.text);
     return { kind: 'forwarded', status };
   }
@@ -169,6 +176,11 @@ export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<
       });
     }
     if (signal.aborted) return { kind: 'aborted' };
+    if (streamStarted(exchange)) {
+      // An earlier attempt passed keep-alives on: this answer can only end the stream they began.
+      endStreamWithError(exchange, text);
+      return { kind: 'forwarded', status };
+    }
     response.writeHead(status, { ...passed, 'content-length': String(bytes.length) });
     response.end(bytes);
     const promptTokens = status < 300 ? promptTokensOfReply(json) : undefined;

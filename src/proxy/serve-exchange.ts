@@ -18,6 +18,7 @@ import { readRequestBody } from './read-request-body.js';
 import { credentialIdentity, redactSecrets, secretsOf } from './redact-secrets.js';
 import { screenChatBody } from './screen-chat-body.js';
 import { passthroughHeader, unfittedApiOf } from './unfitted-apis.js';
+import { watchHalfClose } from './watch-half-close.js';
 
 /**
  * The status recorded for a request whose client went away before the answer was complete
@@ -205,6 +206,7 @@ export function exchangeListener(
     const route: Route = url === undefined ? 'invalid' : routeOf(method, url.pathname);
     if (url !== undefined) runtime.onRequest?.({ method, pathname: url.pathname });
     const controller = new AbortController();
+    watchHalfClose(request, response);
     response.on('close', () => {
       const finished = response.writableFinished;
       if (!finished) controller.abort();

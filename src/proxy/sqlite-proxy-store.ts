@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { SpillwayError } from '../core/index.js';
 import { requireOptional } from '../optional/index.js';
 import { defaultStorePath, retryBusy, retryBusyAsync, SQLITE_BUSY_TIMEOUT_MS } from '../store/index.js';
-import type { ProxyStore } from './proxy-store.js';
+import { type ProxyStore, STORE_SWEEP_INTERVAL_MS } from './proxy-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS proxy_state (
@@ -27,7 +27,7 @@ export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): str
  * A proxy store on a SQLite file (better-sqlite3, WAL journal, so several proxy processes on one
  * machine can share the file). Every access is one statement; a lock another process holds is
  * waited for (`busy_timeout`), then retried with a pause that does not block other requests.
- * Expired rows are skipped on read and swept on open.
+ * Expired rows are skipped on read, and swept on open and every `sweepIntervalMs` after.
  *
  * @example
  * const store = createSqliteProxyStore({ path: '/var/lib/spillway/proxy.db' });
@@ -35,9 +35,12 @@ export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): str
 export function createSqliteProxyStore({
   path = defaultProxyStorePath(),
   now = Date.now,
+  sweepIntervalMs = STORE_SWEEP_INTERVAL_MS,
 }: {
   path?: string;
   now?: () => number;
+  /** How often expired rows are deleted, in milliseconds (0: on open only). */
+  sweepIntervalMs?: number;
 } = {}): ProxyStore {
   const Sqlite = requireOptional<typeof Database>({
     specifier: 'better-sqlite3',
@@ -53,6 +56,8 @@ export function createSqliteProxyStore({
       opened.pragma('synchronous = NORMAL');
       opened.exec(SCHEMA);
       opened.prepare('DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now());
+      // Keys of the first layout: limits per model for every client, kept without expiry.
+      opened.prepare("DELETE FROM proxy_state WHERE key LIKE 'spillway:proxy:v1:%'").run();
     });
   } catch (error) {
     throw new SpillwayError(
@@ -68,6 +73,13 @@ export function createSqliteProxyStore({
     'INSERT INTO proxy_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
   );
   const remove = db.prepare<[string]>('DELETE FROM proxy_state WHERE key = ?');
+  const expired = db.prepare<[number]>(
+    'DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?',
+  );
+  // A sweep that finds the file locked by another proxy is skipped: the next one, or theirs, does it.
+  const sweep = () => retryBusyAsync(() => expired.run(now())).catch(() => undefined);
+  const timer = sweepIntervalMs > 0 ? setInterval(() => void sweep(), sweepIntervalMs) : undefined;
+  timer?.unref();
   return {
     kind: 'sqlite',
     async get(key) {
@@ -82,6 +94,7 @@ export function createSqliteProxyStore({
       await retryBusyAsync(() => remove.run(key));
     },
     async close() {
+      if (timer) clearInterval(timer);
       if (db.open) db.close();
     },
   };

@@ -12,6 +12,7 @@ import { openProxyStore } from './open-proxy-store.js';
 import type { ProxyConfig } from './proxy-config.js';
 import { ProxyMetrics } from './proxy-metrics.js';
 import type { ProxyLogEntry, ProxyRuntime } from './proxy-runtime.js';
+import { upstreamScope } from './proxy-state.js';
 import type { ProxyStore } from './proxy-store.js';
 import { DEFAULT_MAX_BODY_BYTES } from './read-request-body.js';
 import { exchangeListener } from './serve-exchange.js';
@@ -125,6 +126,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const log = options.onLog ?? (() => undefined);
   const { state, markUnreachable } = openProxyState({
     store,
+    scope: upstreamScope(upstreamRoot),
     metrics,
     log,
     ...(options.storeBreaker ? { breaker: options.storeBreaker } : {}),
@@ -147,6 +149,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   const server = createServer(exchangeListener(runtime));
+  // A client that sends a whole request and then half-closes its side (shutdown(SHUT_WR)) still
+  // gets its answer: by default Node ends the connection on the client's FIN and the answer is lost.
+  // The property is undocumented but read by Node's http.Server since 0.x (`socketOnEnd`). A
+  // client that went away for good is then noticed at the first write that fails.
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

@@ -87,29 +87,64 @@ export function upstreamTimeoutOf(error: unknown): UpstreamTimeoutFacts | undefi
 }
 
 /**
+ * Runs `expire` once a timer has run out, unless `alive()` says the wait is over. The check waits
+ * for the next turn of the event loop: expired timers run before the loop reads its sockets, so an
+ * answer that arrived while the loop was busy (fitting other requests, under load) is read first and
+ * counts, rather than the proxy's own queueing counting against the upstream.
+ */
+function expireUnlessAlive(alive: () => boolean, expire: () => void): () => void {
+  return () =>
+    setImmediate(() => {
+      if (!alive()) expire();
+    });
+}
+
+/**
  * Arms the connect and first-byte timeouts on an outgoing request; once the answer starts,
- * {@link armIdleTimeout} takes over. A timeout destroys the request with its typed error.
+ * {@link armIdleTimeout} takes over. The first-byte wait starts when the request goes out on an open
+ * connection (not while it waits for a socket of the pool, nor while the connection opens). A
+ * timeout destroys the request with its typed error.
  */
 export function armRequestTimeouts(
   outgoing: ClientRequest,
   timeouts: UpstreamTimeouts,
   origin: string,
 ): void {
+  let answered = false;
+  let firstByte: NodeJS.Timeout | undefined;
+  const startFirstByte = (): void => {
+    if (answered || outgoing.destroyed) return;
+    firstByte = setTimeout(
+      expireUnlessAlive(
+        () => answered || outgoing.destroyed,
+        () => outgoing.destroy(timeoutError('first_byte', timeouts.firstByteMs, origin)),
+      ),
+      timeouts.firstByteMs,
+    );
+  };
   outgoing.once('socket', (socket: Socket) => {
-    if (!socket.connecting) return;
+    if (!socket.connecting) {
+      startFirstByte();
+      return;
+    }
     const timer = setTimeout(
       () => outgoing.destroy(timeoutError('connect', timeouts.connectMs, origin)),
       timeouts.connectMs,
     );
     const clear = (): void => clearTimeout(timer);
-    socket.once('connect', clear);
+    socket.once('connect', () => {
+      clear();
+      startFirstByte();
+    });
     socket.once('close', clear);
     outgoing.once('close', clear);
   });
-  outgoing.setTimeout(timeouts.firstByteMs, () =>
-    outgoing.destroy(timeoutError('first_byte', timeouts.firstByteMs, origin)),
-  );
-  outgoing.once('response', () => outgoing.setTimeout(0));
+  const stop = (): void => {
+    answered = true;
+    clearTimeout(firstByte);
+  };
+  outgoing.once('response', stop);
+  outgoing.once('close', stop);
 }
 
 /**
@@ -120,7 +155,11 @@ export function armIdleTimeout(response: IncomingMessage, timeouts: UpstreamTime
   const socket = response.socket;
   if (!socket) return;
   const onTimeout = (): void => {
-    response.destroy(timeoutError('idle', timeouts.idleMs, origin));
+    const read = socket.bytesRead;
+    expireUnlessAlive(
+      () => socket.bytesRead !== read || response.destroyed,
+      () => response.destroy(timeoutError('idle', timeouts.idleMs, origin)),
+    )();
   };
   socket.setTimeout(timeouts.idleMs);
   socket.on('timeout', onTimeout);

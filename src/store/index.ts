@@ -6,15 +6,24 @@
 export { JsonSessionStore } from './json-session-store.js';
 export { createMemorySessionStore } from './memory-session-store.js';
 export { jsonStorePath, type OpenSessionStoreOptions, openSessionStore } from './open-session-store.js';
-export type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+export {
+  holderAlive,
+  parseSessionHolder,
+  type SessionHolder,
+  type SessionLockResult,
+  sessionHolder,
+  sessionInUse,
+} from './session-lock.js';
+export {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
 export { type SessionStoreHooks, sessionStoreHooks } from './session-store-hooks.js';
 export {

@@ -1,17 +1,37 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type Message, SpillwayError } from '../core/index.js';
-import type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+import {
+  holderAlive,
+  parseSessionHolder,
+  type SessionHolder,
+  type SessionLockResult,
+} from './session-lock.js';
+import {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
+
+/** The lock file of a session: beside the store, one file per session, created exclusively. */
+function lockFileOf(path: string, sessionId: string): string {
+  return `${path}.locks/${encodeURIComponent(sessionId)}.json`;
+}
+
+function readHolder(file: string): SessionHolder | undefined {
+  try {
+    return parseSessionHolder(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return undefined;
+  }
+}
 
 interface StoredSession {
   record: Omit<SessionRecord, 'messageCount'>;
@@ -32,7 +52,11 @@ interface StoredSession {
 
 interface StoreFile {
   sessions: StoredSession[];
-  learnedLimits: Record<string, { contextLength?: number; outputCap?: number }>;
+  /** By scope and model (`scope` + newline + `model`), with when each was learned. */
+  learnedLimits: Record<
+    string,
+    { contextLength?: number; outputCap?: number; scope?: string; model?: string; updatedAt?: string }
+  >;
   nextCompactionId: number;
 }
 
@@ -78,6 +102,8 @@ export class JsonSessionStore implements SessionStore {
   readonly path: string;
   readonly #now: () => string;
   readonly #data: StoreFile;
+  /** Locks of a `:memory:` store (a file store keeps them in lock files, seen by every process). */
+  readonly #locks = new Map<string, SessionHolder>();
 
   constructor(path: string, { now = () => new Date().toISOString() }: { now?: () => string } = {}) {
     this.path = path;
@@ -133,6 +159,8 @@ export class JsonSessionStore implements SessionStore {
 
   deleteSession(id: string): void {
     this.#data.sessions = this.#data.sessions.filter((session) => session.record.id !== id);
+    this.#locks.delete(id);
+    if (this.path !== ':memory:') rmSync(lockFileOf(this.path, id), { force: true });
     this.#write();
   }
 
@@ -223,19 +251,45 @@ export class JsonSessionStore implements SessionStore {
     return structuredClone(this.#find(sessionId)?.state ?? {});
   }
 
-  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }> {
-    return structuredClone(this.#data.learnedLimits);
+  learnedLimits({
+    scope,
+  }: {
+    scope?: string;
+  } = {}): Record<string, { contextLength?: number; outputCap?: number }> {
+    const cutoff = new Date(Date.parse(this.#now()) - LEARNED_LIMIT_TTL_MS).toISOString();
+    const entries = Object.values(this.#data.learnedLimits)
+      .filter(
+        (entry) =>
+          entry.model !== undefined &&
+          entry.updatedAt !== undefined &&
+          entry.updatedAt > cutoff &&
+          (scope === undefined || entry.scope === scope),
+      )
+      .sort((left, right) => ((left.updatedAt ?? '') < (right.updatedAt ?? '') ? -1 : 1));
+    const limits: Record<string, { contextLength?: number; outputCap?: number }> = {};
+    for (const { model, contextLength, outputCap } of entries)
+      limits[model as string] = {
+        ...limits[model as string],
+        ...(contextLength === undefined ? {} : { contextLength }),
+        ...(outputCap === undefined ? {} : { outputCap }),
+      };
+    return limits;
   }
 
   saveLearnedLimit(
     model: string,
     { contextLength, outputCap }: { contextLength?: number; outputCap?: number },
+    { scope = '' }: { scope?: string } = {},
   ): void {
-    const known = this.#data.learnedLimits[model] ?? {};
-    this.#data.learnedLimits[model] = {
+    const key = `${scope}\n${model}`;
+    const known = this.#data.learnedLimits[key] ?? {};
+    this.#data.learnedLimits[key] = {
       ...known,
+      scope,
+      model,
       ...(contextLength === undefined ? {} : { contextLength }),
       ...(outputCap === undefined ? {} : { outputCap }),
+      updatedAt: this.#now(),
     };
     this.#write();
   }
@@ -265,6 +319,42 @@ export class JsonSessionStore implements SessionStore {
     session.nextSeq += messages.length;
     session.messages.push(...stored);
     return stored;
+  }
+
+  lockSession(sessionId: string, holder: SessionHolder): SessionLockResult {
+    this.#require(sessionId);
+    if (this.path === ':memory:') {
+      const current = this.#locks.get(sessionId);
+      if (current !== undefined && current.token !== holder.token) return { ok: false, holder: current };
+      this.#locks.set(sessionId, holder);
+      return { ok: true };
+    }
+    const file = lockFileOf(this.path, sessionId);
+    mkdirSync(dirname(file), { recursive: true });
+    // Created exclusively: of two processes, one creates it; a holder that ended is replaced once.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(file, JSON.stringify(holder), { flag: 'wx' });
+        return { ok: true };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const current = readHolder(file);
+      if (current?.token === holder.token) return { ok: true };
+      if (current !== undefined && holderAlive(current)) return { ok: false, holder: current };
+      rmSync(file, { force: true });
+    }
+    const current = readHolder(file);
+    return current === undefined ? { ok: true } : { ok: false, holder: current };
+  }
+
+  unlockSession(sessionId: string, token: string): void {
+    if (this.path === ':memory:') {
+      if (this.#locks.get(sessionId)?.token === token) this.#locks.delete(sessionId);
+      return;
+    }
+    const file = lockFileOf(this.path, sessionId);
+    if (readHolder(file)?.token === token) rmSync(file, { force: true });
   }
 
   #write(): void {

@@ -6,6 +6,13 @@
  * lands in one transaction.
  */
 import type { Message } from '../core/index.js';
+import type { SessionHolder, SessionLockResult } from './session-lock.js';
+
+/**
+ * How long a learned limit is believed, in milliseconds (24 hours): a memory of what a server said,
+ * which a restart with another window makes wrong, not configuration.
+ */
+export const LEARNED_LIMIT_TTL_MS = 24 * 3_600 * 1_000;
 
 /** One session. */
 export interface SessionRecord {
@@ -96,8 +103,24 @@ export interface SessionStore {
   rollbackTurn(sessionId: string, turnId: string): number;
   usage(sessionId: string): UsageRecord[];
   loadState(sessionId: string): Record<string, unknown>;
-  /** Model limits learned from providers, shared by every session. */
-  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }>;
-  saveLearnedLimit(model: string, limit: { contextLength?: number; outputCap?: number }): void;
+  /**
+   * Model limits learned from providers, shared by every session, each for
+   * {@link LEARNED_LIMIT_TTL_MS} after it was learned: those of one server (`scope`, its root URL),
+   * or without a scope those of every server (the newest per model).
+   */
+  learnedLimits(options?: { scope?: string }): Record<string, { contextLength?: number; outputCap?: number }>;
+  /** Records a limit a server (`scope`, its root URL; default none) stated for a model. */
+  saveLearnedLimit(
+    model: string,
+    limit: { contextLength?: number; outputCap?: number },
+    options?: { scope?: string },
+  ): void;
+  /**
+   * Takes a session for writing: granted when nobody holds it, when `holder` (same token) already
+   * does, or when its holder's process has ended; otherwise says who holds it.
+   */
+  lockSession(sessionId: string, holder: SessionHolder): SessionLockResult;
+  /** Gives a session back; only the holder with `token` can. */
+  unlockSession(sessionId: string, token: string): void;
   close(): void;
 }

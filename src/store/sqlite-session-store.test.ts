@@ -6,7 +6,8 @@ import type { Message } from '../core/index.js';
 import { JsonSessionStore } from './json-session-store.js';
 import { createMemorySessionStore } from './memory-session-store.js';
 import { openSessionStore } from './open-session-store.js';
-import type { SessionStore } from './session-store.js';
+import { sessionHolder } from './session-lock.js';
+import { LEARNED_LIMIT_TTL_MS, type SessionStore } from './session-store.js';
 import { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';
 
 const directories: string[] = [];
@@ -42,6 +43,32 @@ const STORES: Array<{
 ];
 
 describe.each(STORES)('$name', ({ onFile, inMemory: createMemorySessionStore }) => {
+  it('gives a session to one writer at a time, and frees it when the writer is gone', () => {
+    const path = tempPath();
+    const mine = onFile(path);
+    const session = mine.createSession({ title: 'one writer' });
+    const theirs = onFile(path);
+    const me = sessionHolder({ command: 'spillway chat' });
+    // Another process that runs: this one's parent (its start time unknown, so taken as running).
+    const { started: _started, ...another } = sessionHolder({ command: 'spillway chat' });
+    const other = { ...another, pid: process.ppid };
+    expect(mine.lockSession(session.id, me)).toEqual({ ok: true });
+    expect(mine.lockSession(session.id, me)).toEqual({ ok: true });
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: false, holder: me });
+    theirs.unlockSession(session.id, other.token);
+    expect(theirs.lockSession(session.id, other).ok).toBe(false);
+    mine.unlockSession(session.id, me.token);
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: true });
+    // A holder whose process has ended holds nothing.
+    const ended = { ...other, token: 'ended', pid: 2 ** 22 + 7 };
+    mine.unlockSession(session.id, other.token);
+    theirs.unlockSession(session.id, other.token);
+    expect(mine.lockSession(session.id, ended)).toEqual({ ok: true });
+    expect(theirs.lockSession(session.id, other)).toEqual({ ok: true });
+    mine.close();
+    theirs.close();
+  });
+
   it('keeps sessions, turns, usage and state across reopening the file', () => {
     const path = tempPath();
     const store = onFile(path);
@@ -137,6 +164,19 @@ describe.each(STORES)('$name', ({ onFile, inMemory: createMemorySessionStore }) 
     store.saveLearnedLimit('qwen', { contextLength: 21_000 });
     store.saveLearnedLimit('qwen', { outputCap: 4_096 });
     expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 21_000, outputCap: 4_096 } });
+  });
+
+  it('keeps learned limits per server, and forgets them a day later', () => {
+    let now = Date.UTC(2026, 0, 1);
+    const store = createMemorySessionStore({ now: () => new Date(now).toISOString() });
+    store.saveLearnedLimit('qwen', { contextLength: 8_192 }, { scope: 'http://small:8000' });
+    now += 1_000;
+    store.saveLearnedLimit('qwen', { contextLength: 32_768 }, { scope: 'http://large:8000' });
+    expect(store.learnedLimits({ scope: 'http://small:8000' })).toEqual({ qwen: { contextLength: 8_192 } });
+    expect(store.learnedLimits({ scope: 'http://other:8000' })).toEqual({});
+    expect(store.learnedLimits()).toEqual({ qwen: { contextLength: 32_768 } });
+    now += LEARNED_LIMIT_TTL_MS;
+    expect(store.learnedLimits({ scope: 'http://large:8000' })).toEqual({});
   });
 
   it('deletes a session with everything it holds', () => {

@@ -5,17 +5,32 @@ import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { type Message, SpillwayError } from '../core/index.js';
 import { requireOptional } from '../optional/index.js';
-import type {
-  CompactionRecord,
-  CompactionWrite,
-  CreateSessionOptions,
-  SessionRecord,
-  SessionStore,
-  StoredMessage,
-  TurnWrite,
-  UsageRecord,
+import {
+  holderAlive,
+  parseSessionHolder,
+  type SessionHolder,
+  type SessionLockResult,
+} from './session-lock.js';
+import {
+  type CompactionRecord,
+  type CompactionWrite,
+  type CreateSessionOptions,
+  LEARNED_LIMIT_TTL_MS,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+  type TurnWrite,
+  type UsageRecord,
 } from './session-store.js';
 import { retryBusy, SQLITE_BUSY_TIMEOUT_MS, writeTransaction } from './sqlite-busy.js';
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -62,11 +77,17 @@ CREATE TABLE IF NOT EXISTS state (
   value TEXT NOT NULL,
   PRIMARY KEY (session_id, key)
 );
-CREATE TABLE IF NOT EXISTS learned_limits (
-  model TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS session_locks (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  holder TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS scoped_learned_limits (
+  scope TEXT NOT NULL,
+  model TEXT NOT NULL,
   context_length INTEGER,
   output_cap INTEGER,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (scope, model)
 );
 `;
 
@@ -326,29 +347,71 @@ export class SqliteSessionStore implements SessionStore {
     return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value)]));
   }
 
-  learnedLimits(): Record<string, { contextLength?: number; outputCap?: number }> {
-    const rows = this.#db
-      .prepare('SELECT model, context_length, output_cap FROM learned_limits')
-      .all() as Array<{ model: string; context_length: number | null; output_cap: number | null }>;
-    return Object.fromEntries(
-      rows.map((row) => [
-        row.model,
-        {
-          ...(row.context_length !== null ? { contextLength: row.context_length } : {}),
-          ...(row.output_cap !== null ? { outputCap: row.output_cap } : {}),
-        },
-      ]),
-    );
+  learnedLimits({
+    scope,
+  }: {
+    scope?: string;
+  } = {}): Record<string, { contextLength?: number; outputCap?: number }> {
+    const cutoff = new Date(Date.parse(this.#now()) - LEARNED_LIMIT_TTL_MS).toISOString();
+    // Oldest first, so the newest of several servers wins when no scope is given.
+    const rows = (
+      scope === undefined
+        ? this.#db
+            .prepare(
+              'SELECT model, context_length, output_cap FROM scoped_learned_limits WHERE updated_at > ? ORDER BY updated_at',
+            )
+            .all(cutoff)
+        : this.#db
+            .prepare(
+              'SELECT model, context_length, output_cap FROM scoped_learned_limits WHERE scope = ? AND updated_at > ? ORDER BY updated_at',
+            )
+            .all(scope, cutoff)
+    ) as Array<{ model: string; context_length: number | null; output_cap: number | null }>;
+    const limits: Record<string, { contextLength?: number; outputCap?: number }> = {};
+    for (const row of rows)
+      limits[row.model] = {
+        ...limits[row.model],
+        ...(row.context_length !== null ? { contextLength: row.context_length } : {}),
+        ...(row.output_cap !== null ? { outputCap: row.output_cap } : {}),
+      };
+    return limits;
   }
 
   saveLearnedLimit(
     model: string,
     { contextLength, outputCap }: { contextLength?: number; outputCap?: number },
+    { scope = '' }: { scope?: string } = {},
   ): void {
     const upsert = this.#db.prepare(
-      'INSERT INTO learned_limits (model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
+      'INSERT INTO scoped_learned_limits (scope, model, context_length, output_cap, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope, model) DO UPDATE SET context_length = COALESCE(excluded.context_length, context_length), output_cap = COALESCE(excluded.output_cap, output_cap), updated_at = excluded.updated_at',
     );
-    retryBusy(() => upsert.run(model, contextLength ?? null, outputCap ?? null, this.#now()));
+    retryBusy(() => upsert.run(scope, model, contextLength ?? null, outputCap ?? null, this.#now()));
+  }
+
+  lockSession(sessionId: string, holder: SessionHolder): SessionLockResult {
+    // One BEGIN IMMEDIATE transaction: two processes taking the same session cannot both win.
+    return writeTransaction(this.#db, () => {
+      this.#require(sessionId);
+      const row = this.#db.prepare('SELECT holder FROM session_locks WHERE session_id = ?').get(sessionId) as
+        | { holder: string }
+        | undefined;
+      const current = row === undefined ? undefined : parseSessionHolder(safeJson(row.holder));
+      if (current !== undefined && current.token !== holder.token && holderAlive(current))
+        return { ok: false, holder: current };
+      this.#db
+        .prepare(
+          'INSERT INTO session_locks (session_id, holder) VALUES (?, ?) ON CONFLICT(session_id) DO UPDATE SET holder = excluded.holder',
+        )
+        .run(sessionId, JSON.stringify(holder));
+      return { ok: true };
+    });
+  }
+
+  unlockSession(sessionId: string, token: string): void {
+    const remove = this.#db.prepare(
+      "DELETE FROM session_locks WHERE session_id = ? AND json_extract(holder, '$.token') = ?",
+    );
+    retryBusy(() => remove.run(sessionId, token));
   }
 
   close(): void {

@@ -138,7 +138,7 @@ describe('spillway chat -p', () => {
     const { error } = JSON.parse(stderr.trim());
     expect(error.code).toBe('invalid_config');
     expect(error.message).toBe(
-      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, ollama_num_ctx, reserve, safety_ratio, summary_max_tokens, cut_runway, overflow_patterns, mcp_servers, deferred_tools, max_iterations, system_prompt, command_timeout_seconds, prices`,
+      `${join(cwd, 'spillway.config.json')}: modle: unknown key; use one of base_url, model, format, api_key, context_length, output_cap, ollama_num_ctx, reserve, safety_ratio, summary_max_tokens, cut_runway, overflow_patterns, mcp_servers, deferred_tools, max_iterations, system_prompt, command_timeout_seconds, stream_idle_timeout_seconds, first_chunk_timeout_seconds, prices`,
     );
   });
 

@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import {
+  PROXY_KEY_PREFIX,
   type ProxyLogEntry,
   REDIS_COMMAND_TIMEOUT_MS,
   type RunningProxy,
@@ -75,7 +76,7 @@ async function chat(proxy: RunningProxy, turn: number): Promise<{ status: number
 async function keysIn(database: number): Promise<number> {
   const client = new Redis(`${redis.url}/${database}`);
   try {
-    return (await client.keys('spillway:proxy:v1:*')).length;
+    return (await client.keys(`${PROXY_KEY_PREFIX}*`)).length;
   } finally {
     client.disconnect();
   }

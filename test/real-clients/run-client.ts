@@ -139,7 +139,14 @@ export async function runClient({
   writeTaskFiles(workspace, spec.task);
   const started = performance.now();
   const served =
-    mode === 'serve' ? await startServe(emulator.url, { ...process.env, HOME: home }) : undefined;
+    mode === 'serve'
+      ? // The store named outright: a SPILLWAY_STORE or XDG_DATA_HOME of the caller's would win over HOME.
+        await startServe(emulator.url, {
+          ...process.env,
+          HOME: home,
+          SPILLWAY_STORE: join(home, 'sessions.db'),
+        })
+      : undefined;
   try {
     const setup = spec.setup({ home, upstream: served?.url ?? emulator.url });
     const recording = mode === 'spillway' ? recorder(home, spec.command, bin) : undefined;

@@ -1,10 +1,12 @@
 /**
  * `spillway serve` as its own process (node with tsx as a loader, so signals and memory figures are
  * the proxy's own): started on a free port, its stderr log lines kept, its resident memory read from
- * `/proc`, stopped with SIGTERM.
+ * `/proc`, stopped with SIGTERM. Without `--store` it runs on its default store in a data directory
+ * of its own, made for it and removed after it: no test's result depends on what another run left.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,15 +30,17 @@ export function spawnServe(
   args: string[],
   { env = process.env }: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<ServeProcess> {
+  const fresh = args.includes('--store') ? undefined : mkdtempSync(join(tmpdir(), 'spillway-serve-store-'));
   const child = spawn(
     process.execPath,
     ['--import', loader, join(root, 'src/cli/bin.ts'), 'serve', '--port', '0', ...args],
     {
       cwd: root,
-      env,
+      env: fresh === undefined ? env : { ...env, SPILLWAY_STORE: join(fresh, 'sessions.db') },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  if (fresh !== undefined) child.once('exit', () => rmSync(fresh, { recursive: true, force: true }));
   const logs: Record<string, unknown>[] = [];
   let pending = '';
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -1,6 +1,12 @@
 import { existsSync } from 'node:fs';
 import { SpillwayError } from '../../core/index.js';
-import { type LearnedLimits, limitsReport, type ResolvedLimits, resolveLimits } from '../../models/index.js';
+import {
+  type LearnedLimits,
+  limitsReport,
+  type ResolvedLimits,
+  resolveLimits,
+  serverRoot,
+} from '../../models/index.js';
 import type { Command } from '../command.js';
 import { EXIT_FAILURE, EXIT_OK, integerFlag, printJson } from '../io.js';
 import { limitFlags } from './limit-flags.js';
@@ -9,6 +15,7 @@ import { limitFlags } from './limit-flags.js';
 async function learnedLimits(
   path: string | undefined,
   disabled: boolean,
+  baseUrl: string | undefined,
 ): Promise<LearnedLimits | undefined> {
   if (disabled) return undefined;
   const { defaultStorePath, JsonSessionStore, jsonStorePath, openSessionStore } = await import(
@@ -28,7 +35,8 @@ async function learnedLimits(
     ? openSessionStore({ path: file })
     : new JsonSessionStore(jsonStorePath(file));
   try {
-    return store.learnedLimits();
+    // What the server asked about stated; without one, what any server stated most recently.
+    return store.learnedLimits(baseUrl === undefined ? {} : { scope: serverRoot(baseUrl) });
   } finally {
     store.close();
   }
@@ -90,7 +98,11 @@ exits 1 with the error on standard error.`,
     const { config, hard } = limitFlags(values);
     const timeoutMs = integerFlag(values.timeout as string | undefined, 'timeout');
     const apiKey = values['api-key'] as string | undefined;
-    const learned = await learnedLimits(values.store as string | undefined, values['no-store'] === true);
+    const learned = await learnedLimits(
+      values.store as string | undefined,
+      values['no-store'] === true,
+      values['base-url'] as string | undefined,
+    );
     const limits = await resolveLimits({
       model,
       ...(values.provider === undefined ? {} : { provider: values.provider as string }),

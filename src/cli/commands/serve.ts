@@ -57,7 +57,8 @@ unchanged. Credentials are forwarded, never logged.
   --store S            where learned limits, calibration and conversation state live:
                        memory, sqlite (default: proxy.db in Spillway's data directory;
                        memory when better-sqlite3 is not installed), sqlite:PATH, or
-                       redis://HOST:PORT to share them between instances
+                       redis://HOST:PORT to share them between instances; kept per
+                       upstream, learned limits for a day, the rest for a week
   --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
                        max_body_bytes, connect_timeout_ms, first_byte_timeout_ms,
                        idle_timeout_ms, overflow_patterns, models: { ID: { … } }

@@ -4,7 +4,7 @@
  * `context`: the escalation chain of compaction, a smaller kept tail, forced prune, hard truncation
  * and the non-LLM fallback), one recovery per turn, and a clear stop when nothing can fit.
  */
-export { recoverFromOverflow } from './recover-from-overflow.js';
+export { recoverFromOverflow, statesLowerBound } from './recover-from-overflow.js';
 export {
   describeRecoveryStep,
   type GiveUpReason,

@@ -1,0 +1,231 @@
+/**
+ * `spillway serve`'s memory under many conversations and model names: the real command with its
+ * memory store, in its own process, against a local upstream in this one. 10,000 conversations over
+ * 3,000 model names are sent (each a first request with six tool results, about 10 KB); the proxy's
+ * resident memory (store, caches and heap together) is read after a compacting garbage collection
+ * once a warm-up is done and again once the load has ended. The growth is what the load left
+ * behind, which the store's caps and the caches' sizes bound.
+ *
+ * `npx tsx bench/memory.ts` runs it alone; `npm run bench -- memory` as part of the suite.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fakeToolResult } from '../src/emulator/index.js';
+import { round } from './timing.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The growth the proxy must stay under for this load (the reliability promise). */
+export const MEMORY_GROWTH_LIMIT_MB = 60;
+
+/** Options of {@link benchMemory}. */
+export interface BenchMemoryOptions {
+  conversations?: number;
+  models?: number;
+  /** Requests in flight at once. */
+  concurrency?: number;
+}
+
+/** What {@link benchMemory} reports. */
+export interface MemoryBenchResult {
+  conversations: number;
+  models: number;
+  requests: number;
+  ok: number;
+  /** Resident memory after the warm-up and after the load, after garbage collection, in MB. */
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  rssGrowthMb: number;
+  heapGrowthMb: number;
+  limitMb: number;
+  seconds: number;
+}
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+}
+
+const MB = 1024 * 1024;
+
+/** One conversation's first request: its own head, a few tool rounds, one of the model names. */
+function conversation(index: number, models: number): string {
+  const messages: unknown[] = [
+    { role: 'system', content: `You are agent ${index}, working in repository ${index % 97}.` },
+    { role: 'user', content: `Task ${index}: find why the budget test fails and fix it.` },
+  ];
+  for (let turn = 0; turn < 6; turn++) {
+    const id = `call_${index}_${turn}`;
+    const args = JSON.stringify({ path: `src/module-${index % 50}/file-${turn}.ts` });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: fakeToolResult({ name: 'read_file', args, seed: index * 7 + turn, size: 400 }),
+    });
+  }
+  return JSON.stringify({ model: `bench-model-${index % models}`, messages, max_tokens: 256 });
+}
+
+/** An upstream that answers every chat request at once, with usage as a server reports it. */
+async function startUpstream(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (request.url !== '/v1/chat/completions') {
+        response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
+        return;
+      }
+      const bytes = Buffer.concat(chunks).length;
+      const reply = JSON.stringify({
+        id: 'chatcmpl-memory',
+        object: 'chat.completion',
+        created: 1,
+        model: 'bench',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: Math.round(bytes / 4),
+          completion_tokens: 1,
+          total_tokens: Math.round(bytes / 4) + 1,
+        },
+      });
+      response.writeHead(200, { 'content-type': 'application/json' }).end(reply);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`, server };
+}
+
+function listening(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`spillway serve exited with ${code} before listening`)));
+  });
+}
+
+/** How long the proxy is left idle before it is measured: timers and sockets of the load settle. */
+const IDLE_MS = 5_000;
+
+async function measure(child: ChildProcess): Promise<Memory> {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve(message as Memory));
+    child.send('measure');
+  });
+}
+
+/** Sends `bodies` through the proxy, `concurrency` at a time; resolves with the 2xx count. */
+async function load(url: string, bodies: (index: number) => string, count: number, concurrency: number) {
+  let next = 0;
+  let ok = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const response = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bodies(index),
+      });
+      await response.arrayBuffer();
+      if (response.ok) ok++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return ok;
+}
+
+/**
+ * Runs `spillway serve --store memory`, warms it up, sends `conversations` conversations over
+ * `models` model names, and reports its resident memory growth after garbage collection.
+ *
+ * @example
+ * const { rssGrowthMb } = await benchMemory({ conversations: 10_000, models: 3_000 });
+ */
+export async function benchMemory({
+  conversations = 10_000,
+  models = 3_000,
+  concurrency = 16,
+}: BenchMemoryOptions = {}): Promise<MemoryBenchResult> {
+  const directory = mkdtempSync(join(tmpdir(), 'spillway-bench-memory-'));
+  const upstream = await startUpstream();
+  const config = join(directory, 'proxy.json');
+  writeFileSync(config, JSON.stringify({ context_length: 32_768 }));
+  const child = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      '--import',
+      pathToFileURL(join(ROOT, 'bench', 'memory-probe.mjs')).href,
+      'src/cli/bin.ts',
+      'serve',
+      '--upstream',
+      upstream.url,
+      '--port',
+      '0',
+      '--store',
+      'memory',
+      '--config',
+      config,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore', 'ipc'] },
+  );
+  try {
+    const url = await listening(child);
+    // The warm-up loads what every process holds once (code, the estimator, sockets) on names
+    // the measured load does not use.
+    await load(
+      url,
+      (index) => conversation(conversations + index, 50).replace('bench-model', 'warm-model'),
+      500,
+      concurrency,
+    );
+    const before = await measure(child);
+    const started = performance.now();
+    const ok = await load(url, (index) => conversation(index, models), conversations, concurrency);
+    const seconds = (performance.now() - started) / 1_000;
+    const after = await measure(child);
+    return {
+      conversations,
+      models,
+      requests: conversations,
+      ok,
+      rssBeforeMb: round(before.rss / MB, 1),
+      rssAfterMb: round(after.rss / MB, 1),
+      rssGrowthMb: round((after.rss - before.rss) / MB, 1),
+      heapGrowthMb: round((after.heapUsed - before.heapUsed) / MB, 1),
+      limitMb: MEMORY_GROWTH_LIMIT_MB,
+      seconds: round(seconds, 1),
+    };
+  } finally {
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) resolve();
+      else {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }
+    });
+    upstream.server.closeAllConnections();
+    await new Promise<void>((resolve) => upstream.server.close(() => resolve()));
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(JSON.stringify(await benchMemory(), null, 2));
