@@ -19,7 +19,7 @@ import {
   type Transport,
   writeRequest,
 } from '../core/index.js';
-import { conversationStateOf, openConversationDriver } from './conversation-driver.js';
+import { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
 import { proxyModelSettings } from './proxy-config.js';

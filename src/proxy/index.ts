@@ -11,7 +11,7 @@
  * // point any OpenAI client at `${proxy.url}/v1`
  */
 
-export { conversationStateOf, openConversationDriver } from './conversation-driver.js';
+export { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
 export {
   ANONYMOUS_CREDENTIAL,
