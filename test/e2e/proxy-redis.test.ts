@@ -117,8 +117,8 @@ describe('proxies sharing a Redis store', () => {
     expect(rejected(balanced)).toBe(0);
     expect(accepted(balanced)).toEqual(accepted(alone));
     // Without the shared store, the second instance has neither the first one's calibration nor its
-    // cut: a turn is rejected and the bytes drift from what one proxy sends.
-    expect(rejected(unshared)).toBeGreaterThan(0);
+    // cut: the bytes drift from what one proxy sends (the provider's prefix cache is lost at each
+    // switch), though each instance's own probe keeps every turn inside the window.
     expect(accepted(unshared)).not.toEqual(accepted(alone));
   });
 
