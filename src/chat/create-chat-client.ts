@@ -1,16 +1,9 @@
-/**
- * @module
- * The chat's model client: OpenAI-compatible or Anthropic, with the API key from the config or the
- * environment, and the user's overflow rows applied to every error the provider sends.
- */
-import { classifyOverflow, type OverflowPattern } from '../core/index.js';
 import {
   createAnthropicClient,
   createOpenAICompatibleClient,
   type ModelClient,
   type StreamTimeouts,
 } from '../providers/index.js';
-import { copyProviderError, rewriteProviderErrors } from './copy-provider-error.js';
 
 /** Where `--base-url` points when neither the flag nor the config gives one. */
 export const DEFAULT_BASE_URLS = {
@@ -48,30 +41,11 @@ export function resolveApiKey({
   return { source: 'none' };
 }
 
-/**
- * Wraps a client so that its errors are classified with `patterns` before the catalog (the provider
- * clients classify with the catalog alone). Without patterns the client is returned as is.
- */
-export function withOverflowPatterns(client: ModelClient, patterns: readonly OverflowPattern[]): ModelClient {
-  if (patterns.length === 0) return client;
-  return rewriteProviderErrors(client, (error) => {
-    if (error.body === undefined || (error.failure !== 'http' && error.failure !== 'stream_error'))
-      return undefined;
-    const overflow = classifyOverflow({
-      ...(error.status === undefined ? {} : { status: error.status }),
-      body: error.body,
-      patterns: [...patterns],
-    });
-    return overflow.pattern === error.overflow.pattern ? undefined : copyProviderError(error, { overflow });
-  });
-}
-
 /** Options of {@link createChatClient}. */
 export interface CreateChatClientOptions {
   format: 'openai' | 'anthropic';
   baseUrl: string;
   apiKey?: string;
-  overflowPatterns?: readonly OverflowPattern[];
   fetch?: typeof fetch;
   /** How long a streamed reply may go silent (the config's stream timeouts). */
   streamTimeouts?: StreamTimeouts;
@@ -87,7 +61,6 @@ export function createChatClient({
   format,
   baseUrl,
   apiKey,
-  overflowPatterns = [],
   fetch: fetchImpl,
   streamTimeouts,
 }: CreateChatClientOptions): ModelClient {
@@ -97,7 +70,6 @@ export function createChatClient({
     ...(fetchImpl ? { fetch: fetchImpl } : {}),
     ...(streamTimeouts ? { streamTimeouts } : {}),
   };
-  const client =
-    format === 'anthropic' ? createAnthropicClient(common) : createOpenAICompatibleClient(common);
-  return withOverflowPatterns(client, overflowPatterns);
+  // Overflow rows of the config are the driver's to apply: it classifies every answer, once.
+  return format === 'anthropic' ? createAnthropicClient(common) : createOpenAICompatibleClient(common);
 }

@@ -33,7 +33,6 @@ export {
   DEFAULT_BASE_URLS,
   formatForBaseUrl,
   resolveApiKey,
-  withOverflowPatterns,
 } from './create-chat-client.js';
 export { type ChatNotice, describeEvent } from './describe-event.js';
 export { explainHttpError, requireApiKey, withErrorHints } from './explain-provider-error.js';

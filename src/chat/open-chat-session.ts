@@ -187,7 +187,6 @@ export async function openChatSession({
       format,
       baseUrl,
       ...(apiKey ? { apiKey } : {}),
-      overflowPatterns: config.overflowPatterns,
       ...(config.streamTimeouts ? { streamTimeouts: config.streamTimeouts } : {}),
     }),
     { format, baseUrl, keySource },

@@ -19,9 +19,9 @@ import {
   type Transport,
   writeRequest,
 } from '../core/index.js';
-import { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 import { conversationKey } from './conversation-key.js';
 import { forwardUnchanged } from './forward-unchanged.js';
+import { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 import { proxyModelSettings } from './proxy-config.js';
 import { type Exchange, type ProxyRuntime, sendProxyError } from './proxy-runtime.js';
 import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
@@ -162,7 +162,7 @@ function upstreamTransport({
 }): UpstreamTransport {
   const transport: UpstreamTransport = {
     rejected: [],
-    async send(request, { fit }) {
+    async send(request, { fit, classify }) {
       const unchanged =
         request.messages === original.messages &&
         request.maxTokens === original.maxTokens &&
@@ -172,8 +172,7 @@ function upstreamTransport({
         exchange,
         body: unchanged ? body : Buffer.from(JSON.stringify(writeRequest(request))),
         headers: spillwayHeaders(fit, label()),
-        lastEstimate: fit.estimate,
-        window: fit.window,
+        classify: (status, text) => classify({ status, body: text }),
       });
       transport.last = outcome;
       if (outcome.kind === 'forwarded')

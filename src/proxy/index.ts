@@ -11,13 +11,13 @@
  * // point any OpenAI client at `${proxy.url}/v1`
  */
 
-export { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
 export {
   ANONYMOUS_CREDENTIAL,
   LEARNED_LIMITS_TTL_SECONDS,
   MAX_SHARED_STEP,
 } from './learned-limits-record.js';
+export { conversationStateOf, openConversationDriver } from './open-conversation-driver.js';
 export { openProxyStore } from './open-proxy-store.js';
 export { matchOverflow, type OverflowEvidence, type SentAttempt } from './overflow-evidence.js';
 export {

@@ -6,7 +6,7 @@
  */
 
 import type { IncomingMessage } from 'node:http';
-import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
+import { type OverflowInfo, SpillwayError } from '../core/index.js';
 import {
   type Exchange,
   endStreamWithError,
@@ -77,9 +77,11 @@ export interface SendChatAttemptOptions {
   body: Buffer;
   /** `x-spillway-*` headers for the client's response. */
   headers: Record<string, string>;
-  /** The fitted estimate and window, for classifying a bare 413. */
-  lastEstimate: number;
-  window: number;
+  /**
+   * Whether an answer is an overflow, decided while it arrives (an overflow is held back from the
+   * client for recovery, anything else relayed): the driver's classification, the only one.
+   */
+  classify: (status: number, text: string) => OverflowInfo;
 }
 
 /** How a relayed event stream ended, as an attempt's outcome. */
@@ -139,21 +141,13 @@ function answerTimeout(exchange: Exchange, timeout: UpstreamTimeoutFacts, messag
  * it is asked for again (see `sendAndRead`); a timeout is a 504 naming the setting that raises it.
  *
  * @example
- * const outcome = await sendChatAttempt({ runtime, exchange, body, headers, lastEstimate: 9_120, window: 9_600 });
+ * const outcome = await sendChatAttempt({ runtime, exchange, body, headers, classify });
  * if (outcome.kind === 'overflow') recoverOverflow({ request, sent, overflow: outcome.overflow });
  */
 export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<AttemptOutcome> {
-  const { runtime, exchange, body, headers, lastEstimate, window } = options;
+  const { runtime, exchange, body, headers, classify } = options;
   const { response, signal } = exchange;
   const started = performance.now();
-  const classify = (status: number, text: string): OverflowInfo =>
-    classifyOverflow({
-      status,
-      body: text,
-      lastEstimate,
-      window,
-      ...(runtime.config?.overflowPatterns.length ? { patterns: runtime.config.overflowPatterns } : {}),
-    });
   try {
     const reply = await sendAndRead({
       ...upstreamJsonPost(runtime, exchange, body, signal),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ChatRequest,
+  classifyOverflow,
   type Message,
   splitTurns,
   toOpenAIChat,
@@ -49,7 +50,8 @@ describe('replaying a recorded agent session through the driver', () => {
     const request = requestBefore(transcript.messages, step.at);
     provider.answerWith(transcript.messages[step.at] as Message);
     const fit = { budget: 900, window: 1_000 } as never;
-    const rejected = await provider.transport.send(request, { attempt: 1, fit });
+    const classify = (answer: { body?: string }) => classifyOverflow({ body: answer.body ?? '' });
+    const rejected = await provider.transport.send(request, { attempt: 1, fit, classify });
     expect(rejected.ok).toBe(false);
     expect(!rejected.ok && rejected.status).toBe(400);
     expect(!rejected.ok && JSON.parse(rejected.body ?? '{}').error.code).toBe('context_length_exceeded');
@@ -57,7 +59,7 @@ describe('replaying a recorded agent session through the driver', () => {
     if (!first) throw new Error('the fixture has no step');
     const small = requestBefore(transcript.messages, first.at);
     provider.answerWith(transcript.messages[first.at] as Message);
-    const answered = await provider.transport.send(small, { attempt: 1, fit });
+    const answered = await provider.transport.send(small, { attempt: 1, fit, classify });
     expect(answered.ok && answered.usage?.promptTokens).toBe(countRequest(small));
     expect(answered.ok && answered.response).toBe(transcript.messages[first.at]);
   });

@@ -4,7 +4,12 @@
  * at pairing-safe boundaries, each merged with the running summary; a request that overflows is
  * shrunk by the overshoot its error reports.
  */
-import { classifyOverflow, type OverflowInfo, windowFromOverflow } from '../overflow/index.js';
+import {
+  classifyOverflow,
+  OVERFLOW_KINDS,
+  type OverflowInfo,
+  windowFromOverflow,
+} from '../overflow/index.js';
 import type { ChatRequest, Message, RequestFormat } from '../transcript/index.js';
 import { cutMiddle, SUMMARY_INPUT_LEVELS, serializeTranscript } from './serialize-transcript.js';
 import { type Summarizer, type SummaryUsage, summaryOutputCap } from './summarizer.js';
@@ -174,7 +179,8 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
       if (signal?.aborted) throw error;
       lastError = error;
       failures++;
-      const info = classifyOverflow({ error });
+      // A provider client's error carries the classification of its answer; classify only what does not.
+      const info = carriedOverflow(error) ?? classifyOverflow({ error });
       if (info.kind === 'none') {
         steps.push(`summary request ${requests} failed: ${(error as Error)?.message ?? String(error)}`);
         return {
@@ -220,4 +226,15 @@ export async function summarizeSpan(options: SummarizeSpanOptions): Promise<Summ
     ...(learnedWindow === undefined ? {} : { learnedWindow }),
     ...(running === undefined && lastError !== undefined ? { error: lastError } : {}),
   };
+}
+
+/** The classification a provider client's error already carries (`ProviderError.overflow`), if any. */
+function carriedOverflow(error: unknown): OverflowInfo | undefined {
+  if (typeof error !== 'object' || error === null || !('overflow' in error)) return undefined;
+  const overflow = (error as { overflow?: unknown }).overflow;
+  return typeof overflow === 'object' &&
+    overflow !== null &&
+    OVERFLOW_KINDS.includes((overflow as OverflowInfo).kind)
+    ? (overflow as OverflowInfo)
+    : undefined;
 }

@@ -38,7 +38,7 @@ import {
   type SendFailureReason,
 } from './retry-policy.js';
 import type { DriverSendResult, HistoryChange, SendAttempt } from './send-result.js';
-import type { Transport, TransportResult, TransportSuccess } from './transport.js';
+import type { ProviderAnswer, Transport, TransportResult, TransportSuccess } from './transport.js';
 
 /** Options of a {@link ConversationDriver}: the manager's, and how sends are made. */
 export interface ConversationDriverOptions extends Omit<ContextWindowManagerOptions, 'onEvent'> {
@@ -206,7 +206,12 @@ export class ConversationDriver {
       const fitted = await this.#measured(this.#fitAttempt(working), working, signal);
       if (!fitted.ok) return this.#failure(working, 'context_truncated', fitted.error.message, fitted.error);
       const { fit } = fitted;
-      const result = await transport.send(fit.request, { ...(signal ? { signal } : {}), attempt, fit });
+      const result = await transport.send(fit.request, {
+        ...(signal ? { signal } : {}),
+        attempt,
+        fit,
+        classify: (answer) => this.#classify(answer, fit),
+      });
       const seen = await this.#observeAttempt(result, fit, working, signal);
       const step = nextAttempt(state, seen.observation, this.#policy);
       state = step.state;
@@ -301,7 +306,15 @@ export class ConversationDriver {
         return { observation: { kind: 'stream_interrupted' }, message: messageOf(result.error) };
       if (result.failure === 'failed')
         return { observation: { kind: 'failed' }, message: messageOf(result.error) };
-      const overflow = this.#classify(result, fit);
+      const overflow =
+        result.overflow ??
+        this.#classify(
+          {
+            ...(result.status === undefined ? {} : { status: result.status }),
+            ...(result.body === undefined ? { error: result.error } : { body: result.body }),
+          },
+          fit,
+        );
       if (overflow.kind === 'none')
         return { observation: { kind: 'failed' }, message: messageOf(result.error) };
       if (this.#options.passthrough)
@@ -376,13 +389,15 @@ export class ConversationDriver {
     return { low: counted, trusted: true };
   }
 
-  #classify(result: Extract<TransportResult<unknown>, { ok: false }>, fit: FitResult): OverflowInfo {
-    if (result.overflow && result.overflow.kind !== 'none' && !this.#options.overflowPatterns?.length)
-      return result.overflow;
+  /**
+   * Classifies one provider answer: the one place Spillway does, with the caller's overflow rows
+   * (tried before the catalog) and the fit's estimate and window (for figures a bare status implies).
+   */
+  #classify(answer: ProviderAnswer, fit: FitResult): OverflowInfo {
     const patterns = this.#options.overflowPatterns;
     return classifyOverflow({
-      ...(result.status === undefined ? {} : { status: result.status }),
-      ...(result.body === undefined ? { error: result.error } : { body: result.body }),
+      ...(answer.status === undefined ? {} : { status: answer.status }),
+      ...(answer.body === undefined ? { error: answer.error } : { body: answer.body }),
       lastEstimate: fit.estimate,
       window: fit.window,
       ...(patterns?.length ? { patterns } : {}),

@@ -41,6 +41,7 @@ export {
 export type { DriverFailure, DriverSendResult, DriverSuccess, HistoryChange } from './send-result.js';
 export type {
   FinishReason,
+  ProviderAnswer,
   Transport,
   TransportError,
   TransportFailure,

@@ -44,8 +44,17 @@ export interface TransportError {
   status?: number;
   /** The error body as the provider sent it, for classification. */
   body?: string;
-  /** A classification the transport already made; the driver classifies when absent. */
+  /** The classification a transport had to make in flight, by `options.classify` (the driver's own). */
   overflow?: OverflowInfo;
+}
+
+/** A provider's answer, as much of it as a surface has, for the driver to classify. */
+export interface ProviderAnswer {
+  status?: number;
+  /** The error body as the provider sent it. */
+  body?: string;
+  /** What the surface caught (an SDK's error, a `ProviderError`), when it has no body of its own. */
+  error?: unknown;
 }
 
 /** What one send came to. */
@@ -74,4 +83,11 @@ export interface TransportSendOptions {
   attempt: number;
   /** How the request was fitted (estimate, budget, window, turns dropped), for headers and logs. */
   fit: FitResult;
+  /**
+   * The driver's classification of a provider answer, with the caller's overflow rows and the fit's
+   * figures: the one place an answer is classified. A transport that must decide in flight whether an
+   * answer is an overflow (the proxy holds an overflow back from its client and relays anything else)
+   * asks it, and returns what it said as `overflow`; the driver classifies every other answer itself.
+   */
+  classify: (answer: ProviderAnswer) => OverflowInfo;
 }
