@@ -1,4 +1,5 @@
 import type { ChatRequest, Message, ToolDefinition } from '../transcript/index.js';
+import { createEstimator } from './estimator.js';
 import {
   addBreakdown,
   countMessage,
@@ -10,6 +11,7 @@ import {
 } from './message-estimate.js';
 import { ESTIMATOR_TEMPLATE } from './overheads.js';
 import type { TokenCounter } from './token-counter.js';
+import type { TokenizerFamily } from './tokenizer-family.js';
 
 /**
  * The index of the last user message that is a new query: a user message that only continues a
@@ -212,4 +214,41 @@ export class EstimateCache {
     total.total += fixed;
     return total;
   }
+}
+
+/** Shared caches of counters with the default costs: by counter object, and by family for the estimator. */
+const SHARED = new WeakMap<TokenCounter, EstimateCache>();
+const SHARED_ESTIMATORS = new Map<string, EstimateCache>();
+
+/**
+ * The process's estimate cache for `counter` with the default costs: every manager counting with the
+ * same counter (a proxy makes one per request; an adapter one per model) looks up what another
+ * counted. Entries live as long as their message objects (the converters keep those they read, within
+ * their bound), so the memory is bounded with them. Without a counter, the estimator of `family`.
+ *
+ * @example
+ * const cache = estimateCacheFor({ family: tokenizerFamilyOf(model) });
+ * cache.request(request).total;
+ */
+export function estimateCacheFor({
+  counter,
+  family = 'o200k',
+}: {
+  counter?: TokenCounter;
+  family?: TokenizerFamily;
+}): EstimateCache {
+  if (counter !== undefined) {
+    let cache = SHARED.get(counter);
+    if (cache === undefined) {
+      cache = new EstimateCache(counter);
+      SHARED.set(counter, cache);
+    }
+    return cache;
+  }
+  let cache = SHARED_ESTIMATORS.get(family);
+  if (cache === undefined) {
+    cache = new EstimateCache(createEstimator({ family }));
+    SHARED_ESTIMATORS.set(family, cache);
+  }
+  return cache;
 }
