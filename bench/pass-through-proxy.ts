@@ -33,3 +33,4 @@ server.listen(0, '127.0.0.1', () => {
   if (address && typeof address === 'object') process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`);
 });
 process.once('SIGTERM', () => process.exit(0));
+process.once('SIGINT', () => process.exit(0));
