@@ -33,8 +33,16 @@ function parserTakes(command: Command, flag: string): boolean {
   });
 }
 
+/**
+ * The flags a command's --help names as its own: those of its synopsis (up to the first blank line)
+ * and those that open an option's line. A flag mentioned in passing (wrap's "--model" of the agent)
+ * is not one.
+ */
 function helpFlags(command: Command): Set<string> {
-  return new Set(command.usage.match(FLAG) ?? []);
+  const [synopsis = '', ...rest] = command.usage.split('\n\n');
+  const optionLines = rest.join('\n').match(/^\s+(?:-[a-zA-Z], )?--[a-z][a-z0-9-]*/gm) ?? [];
+  const opened = optionLines.map((line) => line.match(FLAG)?.[0] as string);
+  return new Set([...(synopsis.match(FLAG) ?? []), ...opened]);
 }
 
 interface Mention {
