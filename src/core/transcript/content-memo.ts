@@ -263,7 +263,7 @@ export class ContentMemo<V> {
       }
       if (entry.round !== round) entry.used = true;
       entry.round = round;
-      if (previous !== undefined) previous.next = entry;
+      if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;
       out[index] = entry.value;
     }

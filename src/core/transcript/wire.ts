@@ -127,11 +127,13 @@ function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
 }
 
 function reattach<V>(read: ItemRead<V>, item: unknown): void {
-  for (const { target, format, at } of read.originals)
-    ORIGINALS.set(target, {
-      format,
-      value: at === undefined ? item : (item as Record<string | number, unknown>)[at],
-    });
+  for (const { target, format, at } of read.originals) {
+    const value = at === undefined ? item : (item as Record<string | number, unknown>)[at];
+    const known = ORIGINALS.get(target);
+    // The record is the converter's own: updated in place, no allocation per message and request.
+    if (known !== undefined && known.format === format) known.value = value;
+    else ORIGINALS.set(target, { format, value });
+  }
 }
 
 /**
