@@ -192,9 +192,12 @@ export interface ContentMemoOptions {
 
 /** How a list's items are read through a {@link ContentMemo}. */
 export interface ReadListOptions {
-  /** Levels an item may nest; a deeper one is refused with `tooDeep()`, nothing made of it. */
+  /**
+   * Levels an item may nest: a deeper one is refused with `tooDeep()`, nothing made of it; without
+   * `tooDeep`, it is made every time, never remembered.
+   */
   maxDepth: number;
-  tooDeep: () => Error;
+  tooDeep?: () => Error;
 }
 
 /**
@@ -278,9 +281,12 @@ export class ContentMemo<V> {
     make: (item: unknown, index: number) => V,
   ): Entry<V> | undefined {
     const walked = walkContent(item, maxDepth);
-    if (walked === 'too_deep') throw tooDeep();
+    if (walked === 'too_deep') {
+      if (tooDeep) throw tooDeep();
+      return undefined;
+    }
     if (walked === 'not_json') {
-      if (valueDepthExceeds(item, maxDepth)) throw tooDeep();
+      if (tooDeep && valueDepthExceeds(item, maxDepth)) throw tooDeep();
       return undefined;
     }
     const bucket = this.#entries.get(walked.key);

@@ -6,6 +6,7 @@
  */
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText } from './content.js';
+export { ContentMemo, type ContentMemoOptions, type ReadListOptions } from './content-memo.js';
 export { detectFormat } from './detect-format.js';
 export { contentHash, digestItems, digestMessages, hashText } from './digest.js';
 export { fromGemini, GEMINI_CALL_ID_PREFIX, toGemini } from './gemini-generate-content.js';
