@@ -184,9 +184,12 @@ interface Entry<V> {
 
 /** Options of a {@link ContentMemo}. */
 export interface ContentMemoOptions {
-  /** The most characters of remembered strings (default 32 Mi, some 64 MB). */
+  /**
+   * The most characters of remembered strings (default 8 Mi: a thousand-turn agent history is
+   * under 1 Mi; the strings are the ones the remembered messages hold anyway).
+   */
   maxChars?: number;
-  /** The most remembered inputs (default 65,536). */
+  /** The most remembered inputs (default 16,384). */
   maxEntries?: number;
 }
 
@@ -219,7 +222,7 @@ export class ContentMemo<V> {
   #size = 0;
   #round = 0;
 
-  constructor({ maxChars = 32 * 1024 * 1024, maxEntries = 65_536 }: ContentMemoOptions = {}) {
+  constructor({ maxChars = 8 * 1024 * 1024, maxEntries = 16_384 }: ContentMemoOptions = {}) {
     this.#maxChars = maxChars;
     this.#maxEntries = maxEntries;
   }
