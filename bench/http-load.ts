@@ -2,7 +2,8 @@
  * What the HTTP benchmarks share: processes started from the sources and spoken to over IPC, load
  * from autocannon, and one-client-at-a-time latency timed here to the microsecond.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -178,4 +179,28 @@ export function addedLatency(metrics: string): { sum: number; count: number } {
   const sum = Number(/^spillway_proxy_added_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? 0);
   const count = Number(/^spillway_proxy_added_latency_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? 0);
   return { sum, count };
+}
+
+/** Clock ticks per second (`getconf CLK_TCK`, 100 on Linux unless configured otherwise). */
+export const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * The CPU time (user + system) a running process has used, in milliseconds, from `/proc/PID/stat`
+ * (Linux); `undefined` elsewhere. Unlike throughput, it hardly moves when other jobs load the machine.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After the ")": state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
 }

@@ -30,7 +30,8 @@ const server = createServer((incoming, outgoing) => {
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
-  if (address && typeof address === 'object') process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`);
+  if (address && typeof address === 'object')
+    process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`);
 });
 process.once('SIGTERM', () => process.exit(0));
 process.once('SIGINT', () => process.exit(0));

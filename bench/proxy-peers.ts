@@ -29,6 +29,7 @@ import {
   firstLine,
   load,
   type PhaseFigures,
+  processCpuMs,
   sequential,
   spawnTsx,
   stop,
@@ -98,12 +99,20 @@ export interface ProxyPeersOptions {
   timeoutSeconds?: number;
 }
 
+/** A target's phase: its load figures, and the CPU time each process of its path used per request. */
+export interface PeersPhase extends PhaseFigures {
+  /** The proxy's own CPU milliseconds per request (none for the direct path). */
+  proxyCpuMs?: number;
+  /** The upstream's CPU milliseconds per request. */
+  upstreamCpuMs?: number;
+}
+
 /** One setting (streaming or not, a client count): each target's figures and Spillway's ratios. */
 export interface PeersSetting {
   stream: boolean;
   clients: number;
   /** Medians over rounds. */
-  targets: Record<Target, PhaseFigures>;
+  targets: Record<Target, PeersPhase>;
   /** Spillway's requests per second over the pass-through proxy's, per round, the median. */
   throughputVsPassThrough: number;
   /** Spillway's requests per second over the upstream's alone, per round, the median. */
@@ -154,15 +163,34 @@ async function phase(
   url: string,
   body: string,
   clients: number,
+  processes: { proxy?: number | undefined; upstream?: number | undefined },
   { amount, sequentialAmount, timeoutSeconds }: Required<ProxyPeersOptions>,
-): Promise<PhaseFigures> {
-  if (clients === 1) return sequential(url, body, sequentialAmount);
-  return figures(await load(url, body, { connections: clients, amount, timeout: timeoutSeconds }));
+): Promise<PeersPhase> {
+  const before = { proxy: processCpuMs(processes.proxy), upstream: processCpuMs(processes.upstream) };
+  const result =
+    clients === 1
+      ? await sequential(url, body, sequentialAmount)
+      : figures(await load(url, body, { connections: clients, amount, timeout: timeoutSeconds }));
+  const perRequest = (pid: number | undefined, start: number | undefined) => {
+    const end = processCpuMs(pid);
+    return start === undefined || end === undefined ? undefined : round((end - start) / result.requests, 3);
+  };
+  const proxyCpuMs = perRequest(processes.proxy, before.proxy);
+  const upstreamCpuMs = perRequest(processes.upstream, before.upstream);
+  return {
+    ...result,
+    ...(proxyCpuMs === undefined ? {} : { proxyCpuMs }),
+    ...(upstreamCpuMs === undefined ? {} : { upstreamCpuMs }),
+  };
 }
 
-function summarize(stream: boolean, clients: number, runs: Array<Record<Target, PhaseFigures>>): PeersSetting {
-  const of = (target: Target, pick: (figures: PhaseFigures) => number) =>
+function summarize(stream: boolean, clients: number, runs: Array<Record<Target, PeersPhase>>): PeersSetting {
+  const of = (target: Target, pick: (figures: PeersPhase) => number) =>
     round(median(runs.map((run) => pick(run[target]))), 3);
+  const cpu = (target: Target, pick: (figures: PeersPhase) => number | undefined) => {
+    const values = runs.map((run) => pick(run[target])).filter((value) => value !== undefined);
+    return values.length === 0 ? undefined : round(median(values), 3);
+  };
   const targets = Object.fromEntries(
     TARGETS.map((target) => [
       target,
@@ -174,10 +202,18 @@ function summarize(stream: boolean, clients: number, runs: Array<Record<Target, 
         p50Ms: of(target, (run) => run.p50Ms),
         p90Ms: of(target, (run) => run.p90Ms),
         p99Ms: of(target, (run) => run.p99Ms),
+        ...optional(
+          'proxyCpuMs',
+          cpu(target, (run) => run.proxyCpuMs),
+        ),
+        ...optional(
+          'upstreamCpuMs',
+          cpu(target, (run) => run.upstreamCpuMs),
+        ),
       },
     ]),
-  ) as Record<Target, PhaseFigures>;
-  const perRound = (value: (run: Record<Target, PhaseFigures>) => number, digits: number) =>
+  ) as Record<Target, PeersPhase>;
+  const perRound = (value: (run: Record<Target, PeersPhase>) => number, digits: number) =>
     round(median(runs.map(value)), digits);
   return {
     stream,
@@ -192,6 +228,8 @@ function summarize(stream: boolean, clients: number, runs: Array<Record<Target, 
     addedP50VsPassThroughMs: perRound((run) => run.spillway.p50Ms - run['pass-through'].p50Ms, 3),
   };
 }
+
+const optional = (key: string, value: number | undefined) => (value === undefined ? {} : { [key]: value });
 
 /**
  * Throughput and latency of Spillway's proxy beside a pass-through proxy and the upstream alone.
@@ -244,18 +282,24 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
         await load(urls[target], body, { connections: 16, amount: 320, timeout: settings.timeoutSeconds });
 
     const before = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
-    const runs = new Map<string, Array<Record<Target, PhaseFigures>>>();
+    const runs = new Map<string, Array<Record<Target, PeersPhase>>>();
+    const pids: Record<Target, { proxy?: number | undefined; upstream?: number | undefined }> = {
+      direct: { upstream: emulator.pid },
+      'pass-through': { proxy: passThrough.pid, upstream: emulator.pid },
+      spillway: { proxy: spillway.pid, upstream: emulator.pid },
+    };
     const seen: string[] = [];
     for (let index = 0; index < settings.rounds; index++) {
       for (const stream of [false, true]) {
         const body = stream ? bodies.stream : bodies.plain;
         for (const clients of settings.clients) {
           const order = TARGETS.map((_, at) => TARGETS[(at + index) % TARGETS.length] as Target);
-          const run = {} as Record<Target, PhaseFigures>;
+          const run = {} as Record<Target, PeersPhase>;
           for (const target of order) {
             const mark = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
-            run[target] = await phase(urls[target], body, clients, settings);
-            if (target === 'spillway') seen.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));
+            run[target] = await phase(urls[target], body, clients, pids[target], settings);
+            if (target === 'spillway')
+              seen.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));
           }
           const key = `${stream}:${clients}`;
           runs.set(key, [...(runs.get(key) ?? []), run]);
@@ -275,7 +319,10 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
         const [stream, clients] = key.split(':');
         return summarize(stream === 'true', Number(clients), list);
       }),
-      proxyReportedMeanMs: round(((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1_000, 3),
+      proxyReportedMeanMs: round(
+        ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1_000,
+        3,
+      ),
       duplicated: seen.length - new Set(seen).size,
     };
   } finally {
