@@ -6,9 +6,12 @@
  * surface does.
  *
  * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe` (the JSON parse is the caller's,
- * and is not counted). The cost at a checkpoint is the median of the sends just before it; the two
- * paths run one after the other in each round, `rounds` times, and each figure is the median over
- * rounds (ratios are taken within a round).
+ * and is not counted). Between sends both paths do the same untimed work, the caller's: the body
+ * written and parsed (the same-objects path then drops it), so both meet the same state of memory
+ * and caches, and the difference is what Spillway does with a body read anew. The cost at a
+ * checkpoint is the median of the sends just before it; the two paths run one after the other in
+ * each round, `rounds` times, and each figure is the median over rounds (ratios are taken within a
+ * round).
  *
  * `npx tsx bench/fresh-bodies.ts` runs it alone; `npm run bench -- fresh-bodies` as part of the suite.
  */
@@ -78,12 +81,19 @@ interface Run {
   total: number;
 }
 
+/** The caller's work between sends, untimed: the body of this send as JSON text, parsed. */
+function callerParse(wire: Record<string, unknown>, turn: number): unknown {
+  const all = wire.messages as unknown[];
+  return JSON.parse(JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) }));
+}
+
 /** The tool loop's path: one array of the same message objects, grown in place. */
-function runSame(base: ChatRequest, turns: number): Run {
+function runSame(base: ChatRequest, wire: Record<string, unknown>, turns: number): Run {
   const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   const messages = base.messages.slice(0, 2);
   const costs: number[] = [];
   for (let turn = 0; turn < turns; turn++) {
+    callerParse(wire, turn);
     messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
     const request: ChatRequest = { ...base, messages: messages.slice() };
     const start = process.cpuUsage();
@@ -97,11 +107,9 @@ function runSame(base: ChatRequest, turns: number): Run {
 /** The README's path: each send's body is JSON text parsed anew, converted, fitted. */
 function runFresh(wire: Record<string, unknown>, turns: number): Run {
   const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
-  const all = wire.messages as unknown[];
   const costs: number[] = [];
   for (let turn = 0; turn < turns; turn++) {
-    const text = JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) });
-    const body = JSON.parse(text) as unknown;
+    const body = callerParse(wire, turn);
     const start = process.cpuUsage();
     const fitted = manager.fit(fromOpenAIChat(body));
     manager.observe({ promptTokens: reported(fitted) });
@@ -123,25 +131,25 @@ export async function benchFreshBodies({
   turns = 1_000,
   rounds = 3,
 }: FreshBodiesOptions = {}): Promise<FreshBodiesResult> {
-  const session = buildSession(turns);
-  const base: ChatRequest = {
-    format: 'openai',
-    model: MODEL,
-    messages: session,
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a file',
-        parameters: { type: 'object', properties: { path: { type: 'string' } } },
-      },
-    ],
-    extra: {},
-  };
-  const wire = toOpenAIChat(base) as unknown as Record<string, unknown>;
   const checkpoints = FRESH_CHECKPOINTS.filter((checkpoint) => checkpoint <= turns);
   const perRound: Array<{ fresh: Run; same: Run }> = [];
   for (let round = 0; round < rounds; round++) {
-    const same = runSame(base, turns);
+    // A session of its own each round: what a send appends is new to every cache, as it is in a run.
+    const base: ChatRequest = {
+      format: 'openai',
+      model: MODEL,
+      messages: buildSession(turns, 7 + round),
+      tools: [
+        {
+          name: 'read_file',
+          description: 'Read a file',
+          parameters: { type: 'object', properties: { path: { type: 'string' } } },
+        },
+      ],
+      extra: {},
+    };
+    const wire = toOpenAIChat(base) as unknown as Record<string, unknown>;
+    const same = runSame(base, wire, turns);
     const fresh = runFresh(wire, turns);
     perRound.push({ fresh, same });
   }
