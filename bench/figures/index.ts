@@ -45,6 +45,16 @@ import { type KeptResult, keptTables } from './kept.js';
 import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
 import { type MemoryResult, memorySummary } from './memory.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
+import {
+  type FreshBodiesResult,
+  freshBodiesGrowth,
+  freshBodiesTable,
+  type ProxyPeersResult,
+  proxyPeersSetting,
+  proxyPeersTable,
+  type StartupResult,
+  startupTable,
+} from './performance.js';
 import { recoveryClaims, recoveryTable, sameRequestsTable } from './recovery.js';
 import {
   type ProxyResult,
@@ -106,6 +116,13 @@ export const FIGURES: Figure[] = [
   figure<SchemasResult>('schema-floor', 'schemas.json', (result) =>
     paragraphs(schemaFloorTable(result), schemaDeferral(result)),
   ),
+  figure<ProxyPeersResult>('proxy-peers', 'proxy-peers.json', (result) =>
+    paragraphs(proxyPeersTable(result), proxyPeersSetting(result)),
+  ),
+  figure<FreshBodiesResult>('fresh-bodies', 'fresh-bodies.json', (result) =>
+    paragraphs(freshBodiesTable(result), freshBodiesGrowth(result)),
+  ),
+  figure<StartupResult>('cli-startup', 'startup.json', startupTable),
   figure<ProxyResult>('proxy-overhead', 'proxy.json', (result) =>
     paragraphs(proxyTable(result), proxyAccounting(result)),
   ),

@@ -55,5 +55,5 @@ export function perSendComplexity(result: PerSendResult): string {
   const spillway = result.windows[0]?.methods[0];
   const points = spillway?.points ?? [];
   const series = points.map((point) => `${fixed(point.ms, 2)} ms at ${count(point.messages)}`).join(', ');
-  return `Spillway's cost per send grows with the history held, not only with what was appended: ${series} (window ${count(result.windows[0]?.window ?? 0)}); a least-squares line over the checkpoints gives ${fits}. A send estimates only the messages appended since the last one (O(appended), cached per message object), but it still walks the whole history once or a few times (the pairing check, the sums of cached estimates, the recall index), so the cost is O(history) with the per-message constant above, plus whatever a cut costs.`;
+  return `Spillway's cost per send against the history held: ${series} (window ${count(result.windows[0]?.window ?? 0)}); a least-squares line over the checkpoints gives ${fits}. A send estimates, checks and indexes only the messages appended since the last one: the transcript walk (pairing, tool-call index, input check) and the running totals of the estimate cache are kept and extended, and the rest of the history is compared by identity, a few nanoseconds a message; what grows with the history beyond that is what a cut costs.`;
 }

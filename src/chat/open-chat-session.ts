@@ -197,7 +197,9 @@ export async function openChatSession({
       : await ollamaModel({ baseUrl, model: asked, numCtx: config.ollamaNumCtx, apiKey, onNotice });
   const store = openSessionStore({
     path: flags.store ?? defaultStorePath(env),
-    onFallback: ({ message }) => onNotice?.({ level: 'warning', text: message }),
+    // The user asked for no store: the JSON file that stands in is said once, as information.
+    onFallback: ({ package: name, path }) =>
+      onNotice?.({ level: 'info', text: `sessions are kept in ${path} (${name} is not installed)` }),
   });
   try {
     const { contextLength, outputCap, hardContextLength, hardOutputCap } = limitSettings(flags, config);

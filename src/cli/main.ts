@@ -1,44 +1,23 @@
-import { asMissingDependency } from '../optional/index.js';
-import type { Command } from './command.js';
-import { parseCommandArgs } from './command.js';
-import { EXIT_BAD_INPUT, EXIT_OK, reportError } from './io.js';
+import { COMMANDS, commandListUsage } from './command-list.js';
 
-/** The commands, loaded on demand so that `spillway estimate` never loads the proxy or the emulator. */
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  classify: async () => (await import('./commands/classify.js')).classifyCommand,
-  estimate: async () => (await import('./commands/estimate.js')).estimateCommand,
-  fit: async () => (await import('./commands/fit.js')).fitCommand,
-  emulate: async () => (await import('./commands/emulate.js')).emulateCommand,
-  chat: async () => (await import('./commands/chat.js')).chatCommand,
-  demo: async () => (await import('./commands/demo.js')).demoCommand,
-  serve: async () => (await import('./commands/serve.js')).serveCommand,
-  wrap: async () => (await import('./commands/wrap.js')).wrapCommand,
-  limits: async () => (await import('./commands/limits.js')).limitsCommand,
-};
+/** Exit codes (as io.ts has them; repeated here so that `--help` loads nothing else). */
+const EXIT_OK = 0;
+const EXIT_BAD_INPUT = 2;
 
-const USAGE = `spillway — keep LLM agent loops inside the context window
-
-usage: spillway <command> [options]   (every command: --help)
-
-commands:
-`;
-
-async function usage(): Promise<string> {
-  const lines = await Promise.all(
-    Object.entries(COMMANDS).map(async ([name, load]) => `  ${name.padEnd(10)} ${(await load()).summary}`),
-  );
-  return USAGE + lines.join('\n') + '\n';
+/** Whether the command line asks for errors as JSON (`--json` before any `--`). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
-/** Runs the `spillway` command line and returns the exit code. */
+/**
+ * Runs the `spillway` command line and returns the exit code. `spillway --help` loads no command;
+ * a command loads the parts of the library it uses when it runs.
+ */
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    try {
-      process.stdout.write(await usage());
-    } catch (error) {
-      return reportError(asMissingDependency(error, 'the command line'));
-    }
+    process.stdout.write(commandListUsage());
     return name === undefined ? EXIT_BAD_INPUT : EXIT_OK;
   }
   if (name === '--version' || name === '-v') {
@@ -49,18 +28,24 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${pkg.version}\n`);
     return EXIT_OK;
   }
-  const load = COMMANDS[name];
-  if (!load) {
-    process.stderr.write(
-      `${JSON.stringify({ error: { code: 'invalid_argument', message: `unknown command ${JSON.stringify(name)}; run spillway --help for the list` } })}\n`,
+  const io = await import('./io.js');
+  if (wantsJson(argv)) io.setErrorStyle({ json: true });
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (entry === undefined) {
+    io.setErrorStyle({ usage: commandListUsage().trimEnd() });
+    return io.reportError(
+      io.usageError(`unknown command ${JSON.stringify(name)}; spillway --help lists the commands`),
     );
-    return EXIT_BAD_INPUT;
   }
+  io.setErrorStyle({ command: name });
   try {
     // A command whose optional dependency was left out (npm install --omit=optional) fails to load.
-    const command = await load().catch((error: unknown) => {
+    const command = await entry.load().catch(async (error: unknown) => {
+      const { asMissingDependency } = await import('../optional/index.js');
       throw asMissingDependency(error, `spillway ${name}`);
     });
+    io.setErrorStyle({ usage: command.usage });
+    const { parseCommandArgs } = await import('./command.js');
     const parsed = command.parse ? command.parse(rest) : parseCommandArgs(command, rest);
     if (parsed.values.help) {
       process.stdout.write(`${command.usage}\n`);
@@ -68,6 +53,17 @@ export async function run(argv: string[]): Promise<number> {
     }
     return await command.run(parsed);
   } catch (error) {
-    return reportError(error);
+    return io.reportError(asUsageError(error, io));
   }
+}
+
+/**
+ * A command that parses its own line (`wrap`) ends its usage errors with its usage; they are usage
+ * errors like the others, said in one line, the usage shown after it to a person.
+ */
+function asUsageError(error: unknown, io: typeof import('./io.js')): unknown {
+  if (!(error instanceof Error) || io.isUsageError(error)) return error;
+  const marker = error.message.indexOf('\n\nusage: ');
+  if (marker === -1 || (error as { code?: unknown }).code !== 'invalid_argument') return error;
+  return io.usageError(error.message.slice(0, marker));
 }

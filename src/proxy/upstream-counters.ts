@@ -22,6 +22,17 @@ import type { UpstreamLimits } from './resolve-upstream-limits.js';
 /** Servers whose counting endpoint costs nothing but a local round trip. */
 const COUNTING_SERVERS = new Set(['vllm', 'llamacpp'] as const);
 
+/**
+ * The tokenizer registry, imported on the first request that asks (a proxy that never meets a model
+ * with a tokenizer never loads it) and once per process: an `import()` per request went through the
+ * module loader's resolution every time.
+ */
+let registry: Promise<typeof import('../tokenizers/index.js')> | undefined;
+const tokenizers = () => {
+  registry ??= import('../tokenizers/index.js');
+  return registry;
+};
+
 /** What the driver counts with, beyond the estimate. */
 export interface UpstreamCounters {
   /** The model's own tokenizer, when it is exact for the model. */
@@ -58,7 +69,7 @@ export async function upstreamCounters({
   model: string | undefined;
   limits: UpstreamLimits;
 }): Promise<UpstreamCounters> {
-  const { exactCounterFor } = await import('../tokenizers/index.js');
+  const { exactCounterFor } = await tokenizers();
   const exact = await exactCounterFor(model);
   const server = limits.server;
   const counter =

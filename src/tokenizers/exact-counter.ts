@@ -1,4 +1,4 @@
-import { LruCache, splitForTokenizer, type TokenCounter } from '../core/index.js';
+import { contentHash, LruCache, splitForTokenizer, type TokenCounter } from '../core/index.js';
 
 /** The vocabularies Spillway has an exact counter for. */
 export type ExactFamily =
@@ -31,6 +31,16 @@ const CACHE_MIN_LENGTH = 64;
 const CACHE_MAX_ENTRIES = 4_096;
 /** …holding at most this many characters of keys (about 32 MB of strings). */
 const CACHE_MAX_CHARS = 16 * 1024 * 1024;
+/**
+ * Texts longer than this are kept under a fingerprint of their content: V8 hashes a longer string by
+ * its length alone (`String::kMaxHashCalcLength`), so long texts of one length would share one bucket
+ * of the cache's map and each lookup would compare the text with all of them.
+ */
+const FINGERPRINT_CHARS = 16_383;
+
+function keyOf(text: string): string {
+  return text.length <= FINGERPRINT_CHARS ? text : contentHash([text]);
+}
 
 /**
  * Wraps a tokenizer's count of one piece into an {@link ExactTokenCounter}: text is cut at whitespace
@@ -63,11 +73,12 @@ export function createExactCounter({
     count(text: string): number {
       if (text === '') return 0;
       if (text.length < CACHE_MIN_LENGTH) return countPiece(text);
-      const cached = cache.get(text);
+      const key = keyOf(text);
+      const cached = cache.get(key);
       if (cached !== undefined) return cached;
       let total = 0;
       for (const piece of splitForTokenizer(text)) total += countPiece(piece);
-      cache.set(text, total);
+      cache.set(key, total);
       return total;
     },
   };

@@ -127,11 +127,13 @@ describe('spillway fit', () => {
     );
   });
 
-  it('requires --context-length and rejects unknown flags with the usage', () => {
+  it('requires --context-length and rejects an unknown flag in one line naming the flag it meant', () => {
     expect(spillway(['fit', example]).status).toBe(2);
     const unknown = spillway(['fit', example, '--context-lenght', '10']);
     expect(unknown.status).toBe(2);
-    expect(JSON.parse(unknown.stderr).error.message).toMatch(/usage: spillway fit/);
+    expect(JSON.parse(unknown.stderr).error.message).toBe(
+      'unknown option --context-lenght; did you mean --context-length? (spillway fit --help shows its options)',
+    );
   });
 
   it('forces the format with --format', () => {

@@ -245,7 +245,7 @@ describe('the default install (npm install: the command line’s parts, no optio
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((entry) => entry.event === 'store_fallback');
-      expect(fallback).toMatchObject({ level: 'warn', store: 'memory', package: 'better-sqlite3' });
+      expect(fallback).toMatchObject({ level: 'info', store: 'memory', package: 'better-sqlite3' });
     } finally {
       child.kill('SIGTERM');
       await exited;

@@ -5,6 +5,7 @@
 import {
   type AssistantMessage,
   type ChatRequest,
+  ContentMemo,
   type ContentPart,
   type Message,
   type RequestFormat,
@@ -60,19 +61,28 @@ export function fromAISDKPrompt({
   if (!Array.isArray(prompt))
     throw new SpillwayError('invalid_transcript', 'the AI SDK prompt is not an array of messages');
   const messages: Message[] = [];
-  prompt.forEach((message, index) => {
-    const pieces = readMessage(message, index);
+  const read = READ_PROMPT.readList(prompt, REMEMBERED, (message, index) =>
+    readMessage(message as LanguageModelMessage, index).map(
+      (piece): ReadPiece => ({ message: piece.message, partIndex: partIndexOf(message, piece.part) }),
+    ),
+  );
+  read.forEach((pieces, index) => {
+    const message = prompt[index] as LanguageModelMessage;
     pieces.forEach((piece, pieceIndex) => {
+      // The source is this call's own object, also for a message read before by content.
       rememberSource(piece.message, {
         message,
         index: pieceIndex,
         count: pieces.length,
-        ...(pieces.length > 1 ? { part: piece.part } : {}),
+        ...(pieces.length > 1 ? { part: partAt(message, piece.partIndex) } : {}),
       });
       messages.push(piece.message);
     });
   });
-  const request: ChatRequest = { format, messages, tools: tools.map(readToolDefinition), extra: {} };
+  const definitions = READ_TOOLS.readList(tools, REMEMBERED, (tool) =>
+    readToolDefinition(tool as LanguageModelTool),
+  );
+  const request: ChatRequest = { format, messages, tools: definitions, extra: {} };
   if (model !== undefined) request.model = model;
   if (maxOutputTokens !== undefined) request.maxTokens = maxOutputTokens;
   return request;
@@ -81,6 +91,30 @@ export function fromAISDKPrompt({
 interface Piece {
   message: Message;
   part?: unknown;
+}
+
+/** A piece as remembered: the position of its part in the message's content, not the part itself. */
+interface ReadPiece {
+  message: Message;
+  partIndex: number;
+}
+
+/**
+ * Prompt messages and tools read before, found again by content: an agent's prompt grows by a step
+ * at a time, and what it held before is not read, checked or counted again. Values nested deeper than
+ * this are read every time, never remembered.
+ */
+const READ_PROMPT = new ContentMemo<ReadPiece[]>();
+const READ_TOOLS = new ContentMemo<ToolDefinition>({ maxEntries: 4_096 });
+const REMEMBERED = { maxDepth: 128 };
+
+function partIndexOf(message: unknown, part: unknown): number {
+  const content = (message as { content?: unknown }).content;
+  return part === undefined || !Array.isArray(content) ? -1 : content.indexOf(part);
+}
+
+function partAt(message: LanguageModelMessage, index: number): unknown {
+  return Array.isArray(message.content) && index >= 0 ? message.content[index] : undefined;
 }
 
 function invalid(message: string, index: number): SpillwayError {

@@ -1,14 +1,18 @@
-import {
-  classifyOverflow,
-  type OverflowInfo,
-  type OverflowPattern,
-  SpillwayError,
-} from '../../core/index.js';
+import { SpillwayError } from '../../core/errors/index.js';
+import { classifyOverflow, type OverflowInfo, type OverflowPattern } from '../../core/overflow/index.js';
 import type { Command } from '../command.js';
 import { EXIT_OK, integerFlag, parseJson, printJson, readInput } from '../io.js';
+import { notAnErrorBody } from './not-an-error-body.js';
 
-/** The wire form: snake_case `output_limit`, absent figures left out, `pattern` last. */
-function toWire(info: OverflowInfo): Record<string, unknown> {
+/**
+ * The wire form: snake_case `output_limit`, absent figures left out, a `note` when the input is no
+ * error body at all, `pattern` last.
+ */
+function toWire(info: OverflowInfo, body: unknown, status: number | undefined): Record<string, unknown> {
+  const note =
+    info.kind === 'none'
+      ? notAnErrorBody(typeof body === 'string' ? body : JSON.stringify(body), status)
+      : undefined;
   return {
     kind: info.kind,
     ...(info.window !== undefined && { window: info.window }),
@@ -16,6 +20,7 @@ function toWire(info: OverflowInfo): Record<string, unknown> {
     ...(info.output !== undefined && { output: info.output }),
     ...(info.total !== undefined && { total: info.total }),
     ...(info.outputLimit !== undefined && { output_limit: info.outputLimit }),
+    ...(note !== undefined && { note }),
     pattern: info.pattern,
   };
 }
@@ -106,7 +111,8 @@ passed through; --status fills in a missing status) and writes one result a line
 --patterns adds user rows [{"name","kind","regex"}] (or {"overflow_patterns":[…]}), tried first.
 
 output: {"kind":"context|budget|output_cap|none","window":N,"input":N,"output":N,"total":N,"output_limit":N,"pattern":"row-name"}
-(figures only when the message states them; --batch puts "id" first)`,
+(figures only when the message states them; --batch puts "id" first; "note" before "pattern" says
+why an input is no error body at all: empty, a 2xx, a model's reply, a request)`,
   options: {
     status: { type: 'string' },
     batch: { type: 'string' },
@@ -118,12 +124,17 @@ output: {"kind":"context|budget|output_cap|none","window":N,"input":N,"output":N
     const batch = values.batch as string | undefined;
     if (batch === undefined) {
       const body = await readInput(positionals[0] ?? '-', 'error body');
-      printJson(toWire(classifyOverflow({ status, body, patterns })));
+      printJson(toWire(classifyOverflow({ status, body, patterns }), body, status));
       return EXIT_OK;
     }
     const rows = parseBatch(await readInput(batch, 'batch'), batch === '-' ? 'standard input' : batch);
     const lines = rows.map((row) => {
-      const wire = toWire(classifyOverflow({ status: row.status ?? status, body: row.body, patterns }));
+      const rowStatus = row.status ?? status;
+      const wire = toWire(
+        classifyOverflow({ status: rowStatus, body: row.body, patterns }),
+        row.body,
+        rowStatus,
+      );
       return JSON.stringify(row.hasId ? { id: row.id, ...wire } : wire);
     });
     if (lines.length > 0) process.stdout.write(`${lines.join('\n')}\n`);

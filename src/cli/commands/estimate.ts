@@ -1,10 +1,5 @@
-import {
-  estimateTokens,
-  readRequest,
-  splitTurns,
-  type TokenBreakdown,
-  tokenizerFamilyOf,
-} from '../../core/index.js';
+import { estimateTokens, type TokenBreakdown, tokenizerFamilyOf } from '../../core/tokens/index.js';
+import { readRequest, splitTurns } from '../../core/transcript/index.js';
 import type { Command } from '../command.js';
 import { choiceFlag, EXIT_OK, parseJson, printJson, readInput } from '../io.js';
 

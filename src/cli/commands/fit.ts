@@ -6,6 +6,7 @@ export const fitCommand: Command = {
   summary: 'the request fitted to the window (oldest whole turns pruned, max_tokens clamped)',
   usage: `usage: spillway fit FILE|- --context-length N [--max-tokens N] [--output-cap N]
                     [--reserve N] [--clamp auto|lower|never] [--format openai|anthropic|responses]
+                    [--summary]
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
 oldest first), then drops the oldest whole turns until the count is within window - reserve -

@@ -8,7 +8,7 @@ import {
   serverRoot,
 } from '../../models/index.js';
 import type { Command } from '../command.js';
-import { EXIT_FAILURE, EXIT_OK, integerFlag, printJson } from '../io.js';
+import { EXIT_FAILURE, EXIT_OK, integerFlag, printJson, reportError } from '../io.js';
 import { limitFlags } from './limit-flags.js';
 
 /** Learned limits from the session store, when one exists; the command never creates a store. */
@@ -47,9 +47,10 @@ function reportUnasked(limits: ResolvedLimits): number {
   const [first, ...more] = limits.errors ?? [];
   if (first === undefined) return EXIT_OK;
   const message = `${first.message}${more.length > 0 ? ` (and ${more.length} more)` : ''}`;
-  process.stderr.write(
-    `${JSON.stringify({ error: new SpillwayError('provider_error', message, { data: { source: first.source, reason: first.code, base_url: first.baseUrl } }).toJSON() })}\n`,
-  );
+  const error = new SpillwayError('provider_error', message, {
+    data: { source: first.source, reason: first.code, base_url: first.baseUrl },
+  });
+  reportError(error);
   return EXIT_FAILURE;
 }
 

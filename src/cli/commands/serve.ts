@@ -15,8 +15,8 @@ import { loadOrCreateSharedSecret } from '../wrap/shared-secret.js';
 
 /**
  * The store `--store` names; without the flag, the SQLite file, or memory when better-sqlite3 (an
- * optional peer) is not installed: `npx spillway serve` works from a fresh install, and says that
- * learned limits and conversation state then last only as long as the process.
+ * optional peer) is not installed: `npx spillway serve` works from a fresh install, and says in one
+ * info line that learned limits and conversation state then last only as long as the process.
  */
 function openStore(spec: string | undefined): ProxyStore {
   if (spec !== undefined) return openProxyStore(spec);
@@ -24,12 +24,13 @@ function openStore(spec: string | undefined): ProxyStore {
     return openProxyStore('sqlite');
   } catch (error) {
     if (!SpillwayError.isInstance(error) || error.code !== 'missing_dependency') throw error;
+    // Not a warning: the user asked for no store, and the one they got works; one line says which.
     const entry = {
-      level: 'warn',
+      level: 'info',
       event: 'store_fallback',
       store: 'memory',
       package: error.data.package,
-      message: `${error.message}; until then state is kept in memory, for this process only`,
+      message: `learned limits and conversation state are kept in memory, for this process (${String(error.data.package)} is not installed; install it or pass --store to keep them)`,
     };
     process.stderr.write(`${JSON.stringify(entry)}\n`);
     return createMemoryProxyStore();

@@ -3,7 +3,7 @@
  * What each tool result is about: the call it answers, a short description of that call
  * (`read_file src/app.ts`), and which read results a later edit of the same path made stale.
  */
-import type { Message, ToolCall } from '../transcript/index.js';
+import { type CallDeclaration, indexTranscript, type Message, type ToolCall } from '../transcript/index.js';
 
 /** Argument keys that name what a call works on, in the order they are preferred for a description. */
 const PRIMARY_KEYS = [
@@ -83,14 +83,12 @@ function isEditCall(call: ToolCall): boolean {
   return EDIT_TOOL.test(call.name);
 }
 
-/** The call each tool-call id belongs to, with the index of the assistant message declaring it. */
-export function indexToolCalls(messages: readonly Message[]): Map<string, { call: ToolCall; index: number }> {
-  const calls = new Map<string, { call: ToolCall; index: number }>();
-  messages.forEach((message, index) => {
-    if (message.role !== 'assistant') return;
-    for (const call of message.toolCalls ?? []) if (!calls.has(call.id)) calls.set(call.id, { call, index });
-  });
-  return calls;
+/**
+ * The call each tool-call id belongs to, with the index of the assistant message declaring it (the
+ * transcript walk's, shared by every pass of a send and extended as the history grows).
+ */
+export function indexToolCalls(messages: readonly Message[]): ReadonlyMap<string, CallDeclaration> {
+  return indexTranscript(messages, 'indexToolCalls').calls;
 }
 
 /**

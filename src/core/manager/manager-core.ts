@@ -16,8 +16,8 @@ import {
   applyCalibration,
   type Calibration,
   createCalibration,
-  createEstimator,
-  EstimateCache,
+  type EstimateCache,
+  estimateCacheFor,
   tokenizerFamilyOf,
 } from '../tokens/index.js';
 import type { ChatRequest, Message, UserMessage } from '../transcript/index.js';
@@ -53,8 +53,8 @@ export function createManagerCore(
   return {
     options,
     counters: {
-      exact: options.exact ? new EstimateCache(options.exact) : undefined,
-      tokenizer: options.tokenizer ? new EstimateCache(options.tokenizer) : undefined,
+      exact: options.exact ? estimateCacheFor({ counter: options.exact }) : undefined,
+      tokenizer: options.tokenizer ? estimateCacheFor({ counter: options.tokenizer }) : undefined,
     },
     limits: new LearnedLimits(options),
     requests: new CountedRequests(),
@@ -80,7 +80,7 @@ export function cacheFor(core: ManagerCore, model: string | undefined): Estimate
   const key = counter ? `counter:${counter.name}` : `family:${tokenizerFamilyOf(model)}`;
   let cache = core.caches.get(key);
   if (!cache) {
-    cache = new EstimateCache(counter ?? createEstimator({ family: tokenizerFamilyOf(model) }));
+    cache = estimateCacheFor(counter ? { counter } : { family: tokenizerFamilyOf(model) });
     core.caches.set(key, cache);
   }
   return cache;

@@ -11,7 +11,7 @@ import {
   type LedgerEntry,
 } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
-import type { Message, UserMessage } from '../transcript/index.js';
+import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
 
 /**
  * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before
@@ -44,6 +44,19 @@ export function markerMessage(cache: Map<string, UserMessage>, text: string): Us
   return message;
 }
 
+/** Labels of tool calls, made once per call object: a label parses the call's arguments. */
+const LABELS = new WeakMap<ToolCall, string>();
+
+function labelOf(call: ToolCall | undefined, toolCallId: string): string {
+  if (call === undefined) return `tool result ${toolCallId}`;
+  let label = LABELS.get(call);
+  if (label === undefined) {
+    label = describeToolCall(call);
+    LABELS.set(call, label);
+  }
+  return label;
+}
+
 /**
  * The recall spans behind the placeholders of one fitted request: every compressed result still in
  * it (its original message) and the pruned span, if any.
@@ -65,19 +78,19 @@ export function recallSpans({
   // The tool calls are indexed only once a compressed result is found: most sends have none.
   let calls: ReturnType<typeof indexToolCalls> | undefined;
   const compressed = Object.keys(state.entries).length > 0;
-  messages.forEach((message, index) => {
-    if (!compressed || message.role !== 'tool') return;
+  for (let index = 0; compressed && index < messages.length; index++) {
+    const message = messages[index] as Message;
+    if (message.role !== 'tool') continue;
     const entry = state.entries[message.toolCallId];
-    if (entry === undefined || !kept(index)) return;
+    if (entry === undefined || !kept(index)) continue;
     calls ??= indexToolCalls(messages);
-    const call = calls.get(message.toolCallId)?.call;
     spans.push({
       id: String(entry.recallId),
       kind: entry.level,
-      label: call ? describeToolCall(call) : `tool result ${message.toolCallId}`,
+      label: labelOf(calls.get(message.toolCallId)?.call, message.toolCallId),
       messages: [message],
     });
-  });
+  }
   if (pruned)
     spans.push({
       id: String(pruned.recallId),

@@ -98,19 +98,45 @@ function extendsPersisted(
   return (
     request.messages.length >= anchor.messages &&
     digestItems(request.tools) === anchor.tools &&
-    digestMessages(request.messages.slice(0, anchor.messages)) === anchor.digest
+    prefixDigest(request.messages, anchor.messages) === anchor.digest
   );
 }
 
-/** A counted request as digests, to persist. */
+/** The last prefix digested: a fit asks it of the same history for every candidate it counts. */
+let lastPrefix: { messages: readonly Message[]; digest: string } | undefined;
+
+function prefixDigest(messages: readonly Message[], count: number): string {
+  const last = lastPrefix;
+  if (last !== undefined && last.messages.length === count && startsWith(messages, last.messages))
+    return last.digest;
+  const prefix = messages.slice(0, count);
+  const digest = digestMessages(prefix);
+  lastPrefix = { messages: prefix, digest };
+  return digest;
+}
+
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  if (messages.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (messages[index] !== prefix[index]) return false;
+  return true;
+}
+
+/** Anchors already made of a sent request, with the count they were made for (it may change). */
+const PERSISTED = new WeakMap<SentRequest, PersistedAnchor>();
+
+/** A counted request as digests, to persist; made once per request and count. */
 export function persistAnchor(sent: SentRequest): PersistedAnchor | undefined {
   if (sent.anchor === undefined) return undefined;
-  return {
+  const known = PERSISTED.get(sent);
+  if (known !== undefined && known.reported === sent.anchor) return known;
+  const anchor: PersistedAnchor = {
     messages: sent.messages.length,
     digest: digestMessages(sent.messages),
     tools: digestItems(sent.tools),
     reported: sent.anchor,
   };
+  PERSISTED.set(sent, anchor);
+  return anchor;
 }
 
 /**

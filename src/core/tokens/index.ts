@@ -38,7 +38,7 @@ export {
   openAIImageTokens,
 } from './image-tokens.js';
 export { LruCache, type LruCacheOptions } from './lru-cache.js';
-export { EstimateCache, lastQueryIndex } from './message-cache.js';
+export { EstimateCache, estimateCacheFor, lastQueryIndex } from './message-cache.js';
 export {
   addBreakdown,
   calibrationInputOf,

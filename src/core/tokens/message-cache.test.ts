@@ -93,3 +93,45 @@ describe('template costs', () => {
     expect(estimator.dense - chatml.dense).toBe(counter.count('call_8f14e45fceea167a5a36'));
   });
 });
+
+describe('running totals of a history counted again', () => {
+  const messageArbitrary = fc.oneof(
+    fc.string({ maxLength: 40 }).map((content): Message => ({ role: 'user', content })),
+    fc.string({ maxLength: 40 }).map((text): Message => thinkingTurn(text)),
+    fc.string({ maxLength: 80 }).map((content): Message => ({ role: 'tool', toolCallId: 'c', content })),
+    fc.string({ maxLength: 40 }).map((content): Message => ({ role: 'assistant', content })),
+  );
+  const change = fc.oneof(
+    fc
+      .array(messageArbitrary, { minLength: 1, maxLength: 6 })
+      .map((added) => ({ kind: 'append' as const, added })),
+    fc.nat().map((at) => ({ kind: 'cut' as const, at })),
+    fc.tuple(fc.nat(), messageArbitrary).map(([at, message]) => ({ kind: 'replace' as const, at, message })),
+  );
+
+  it('count a list as a fresh count does, bit for bit, whatever was counted before', () => {
+    fc.assert(
+      fc.property(
+        fc.array(messageArbitrary, { minLength: 30, maxLength: 60 }),
+        fc.array(change, { maxLength: 12 }),
+        (start, changes) => {
+          const cache = new EstimateCache(counter);
+          let list = start;
+          const lists = [list];
+          for (const step of changes) {
+            if (step.kind === 'append') list = [...list, ...step.added];
+            else if (step.kind === 'cut') list = list.slice(0, step.at % (list.length + 1));
+            else if (list.length > 0) {
+              const at = step.at % list.length;
+              list = [...list.slice(0, at), step.message, ...list.slice(at + 1)];
+            }
+            lists.push(list);
+          }
+          for (const each of [...lists, ...lists.reverse()])
+            expect(cache.messages(each)).toEqual(new EstimateCache(counter).messages(each));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import type { ChatRequest, Message, ToolDefinition } from '../transcript/index.js';
+import { createEstimator } from './estimator.js';
 import {
   addBreakdown,
   countMessage,
@@ -10,6 +11,7 @@ import {
 } from './message-estimate.js';
 import { ESTIMATOR_TEMPLATE } from './overheads.js';
 import type { TokenCounter } from './token-counter.js';
+import type { TokenizerFamily } from './tokenizer-family.js';
 
 /**
  * The index of the last user message that is a new query: a user message that only continues a
@@ -22,6 +24,42 @@ export function lastQueryIndex(messages: readonly Message[]): number {
     if (message.role === 'user' && message.wire?.attached !== true) return index;
   }
   return -1;
+}
+
+/** Lists shorter than this are summed afresh: a running total would cost more than it saves. */
+const MIN_RUN_LENGTH = 32;
+/** Running totals kept per cache: the history, the fitted request, a candidate cut or two. */
+const MAX_RUNS = 4;
+
+/** The totals of a list after each of its messages: `totals[4 * i …]` holds them before message `i`. */
+interface RunningTotal {
+  messages: Message[];
+  /** The list's last user query: reasoning before it counted nothing. */
+  last: number;
+  /** prose, dense, overhead and total, four numbers per position. */
+  totals: number[];
+}
+
+function newRun(): RunningTotal {
+  return { messages: [], last: -1, totals: [0, 0, 0, 0] };
+}
+
+/** The first `length` messages of `run`, with their totals, as a run of its own. */
+function truncatedRun(run: RunningTotal, length: number): RunningTotal {
+  return {
+    messages: run.messages.slice(0, length),
+    last: run.last,
+    totals: run.totals.slice(0, 4 * length + 4),
+  };
+}
+
+/** How many leading items two lists share (the same objects). */
+function sharedPrefix(a: readonly object[], b: readonly object[]): number {
+  const length = Math.min(a.length, b.length);
+  if (length === 0 || a[0] !== b[0]) return 0;
+  let index = 1;
+  while (index < length && a[index] === b[index]) index++;
+  return index;
 }
 
 /**
@@ -47,6 +85,10 @@ export class EstimateCache {
   readonly costs: Required<RenderCosts>;
   readonly #messages = new WeakMap<Message, MessageCount>();
   readonly #tools = new WeakMap<readonly ToolDefinition[], TokenBreakdown>();
+  /** The last tool list counted: a request read anew has a new list of the same definitions. */
+  #lastTools: { tools: readonly ToolDefinition[]; estimate: TokenBreakdown } | undefined;
+  /** Running totals of the longest lists counted lately, most recently made last. */
+  readonly #runs: RunningTotal[] = [];
   #misses = 0;
 
   constructor(
@@ -81,26 +123,85 @@ export class EstimateCache {
     if (tools.length === 0) return emptyBreakdown();
     let estimate = this.#tools.get(tools);
     if (!estimate) {
-      estimate = estimateTools(tools, this.counter, this.costs);
+      const last = this.#lastTools;
+      estimate =
+        last !== undefined && sharedPrefix(tools, last.tools) === Math.max(tools.length, last.tools.length)
+          ? last.estimate
+          : estimateTools(tools, this.counter, this.costs);
       this.#tools.set(tools, estimate);
     }
+    this.#lastTools = { tools, estimate };
     return estimate;
   }
 
-  /** The raw (uncalibrated) count of a list of messages, reasoning before its last user query dropped. */
+  /**
+   * The raw (uncalibrated) count of a list of messages, reasoning before its last user query dropped.
+   * A list that starts with the messages of one counted before (the same objects) is counted from
+   * where that one's running total stood: a resent history costs a comparison per message.
+   */
   messages(messages: readonly Message[]): TokenBreakdown {
-    const total = emptyBreakdown();
     const last = lastQueryIndex(messages);
-    messages.forEach((message, index) => {
-      const { breakdown, reasoning } = this.#count(message);
-      addBreakdown(total, breakdown);
-      if (index < last && message.role === 'assistant') {
-        total.prose -= reasoning.prose;
-        total.dense -= reasoning.dense;
-        total.total -= reasoning.prose + reasoning.dense;
+    if (messages.length < MIN_RUN_LENGTH) return this.#sum(messages, last, newRun(), 0);
+    let best: RunningTotal | undefined;
+    let reuse = 0;
+    for (const run of this.#runs) {
+      const shared = sharedPrefix(messages, run.messages);
+      // Reasoning before the last query counts nothing: totals agree only where both lists drop the same.
+      const usable = run.last === last ? shared : Math.min(shared, last + 1, run.last + 1);
+      if (usable > reuse) {
+        best = run;
+        reuse = usable;
       }
-    });
-    return total;
+    }
+    if (best !== undefined && reuse === messages.length) {
+      const at = 4 * reuse;
+      const [prose, dense, overhead, total] = best.totals.slice(at, at + 4) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      return { prose, dense, overhead, total };
+    }
+    let run: RunningTotal;
+    if (best !== undefined && reuse === best.messages.length && best.last === last) run = best;
+    else {
+      run = best === undefined ? newRun() : truncatedRun(best, reuse);
+      run.last = last;
+      this.#runs.push(run);
+      if (this.#runs.length > MAX_RUNS) this.#runs.shift();
+    }
+    return this.#sum(messages, last, run, run.messages.length);
+  }
+
+  /** Adds `messages` from `start` on to `run` (which holds the totals up to `start`); the total. */
+  #sum(messages: readonly Message[], last: number, run: RunningTotal, start: number): TokenBreakdown {
+    const totals = run.totals;
+    let at = 4 * start;
+    let prose = totals[at] as number;
+    let dense = totals[at + 1] as number;
+    let overhead = totals[at + 2] as number;
+    let total = totals[at + 3] as number;
+    for (let index = start; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      const { breakdown, reasoning } = this.#count(message);
+      prose += breakdown.prose;
+      dense += breakdown.dense;
+      overhead += breakdown.overhead;
+      total += breakdown.total;
+      if (index < last && message.role === 'assistant') {
+        prose -= reasoning.prose;
+        dense -= reasoning.dense;
+        total -= reasoning.prose + reasoning.dense;
+      }
+      run.messages.push(message);
+      at += 4;
+      totals[at] = prose;
+      totals[at + 1] = dense;
+      totals[at + 2] = overhead;
+      totals[at + 3] = total;
+    }
+    return { prose, dense, overhead, total };
   }
 
   /** The raw count of a whole request: messages, tool schemas and the per-request overhead. */
@@ -113,4 +214,41 @@ export class EstimateCache {
     total.total += fixed;
     return total;
   }
+}
+
+/** Shared caches of counters with the default costs: by counter object, and by family for the estimator. */
+const SHARED = new WeakMap<TokenCounter, EstimateCache>();
+const SHARED_ESTIMATORS = new Map<string, EstimateCache>();
+
+/**
+ * The process's estimate cache for `counter` with the default costs: every manager counting with the
+ * same counter (a proxy makes one per request; an adapter one per model) looks up what another
+ * counted. Entries live as long as their message objects (the converters keep those they read, within
+ * their bound), so the memory is bounded with them. Without a counter, the estimator of `family`.
+ *
+ * @example
+ * const cache = estimateCacheFor({ family: tokenizerFamilyOf(model) });
+ * cache.request(request).total;
+ */
+export function estimateCacheFor({
+  counter,
+  family = 'o200k',
+}: {
+  counter?: TokenCounter;
+  family?: TokenizerFamily;
+}): EstimateCache {
+  if (counter !== undefined) {
+    let cache = SHARED.get(counter);
+    if (cache === undefined) {
+      cache = new EstimateCache(counter);
+      SHARED.set(counter, cache);
+    }
+    return cache;
+  }
+  let cache = SHARED_ESTIMATORS.get(family);
+  if (cache === undefined) {
+    cache = new EstimateCache(createEstimator({ family }));
+    SHARED_ESTIMATORS.set(family, cache);
+  }
+  return cache;
 }

@@ -1,3 +1,4 @@
+import { ContentMemo } from './content-memo.js';
 import { requireChatRequest } from './require-input.js';
 import { fitThinkingBudget } from './thinking-budget.js';
 import type {
@@ -16,11 +17,13 @@ import {
   argumentsText,
   argumentsValue,
   extraFields,
+  type ItemRead,
   invalid,
   isRecord,
   originalOf,
   portableFields,
   readBody,
+  readItems,
   readToolList,
   rememberOriginal,
   withoutExtras,
@@ -39,11 +42,11 @@ const FORMAT = 'anthropic';
  * const request = fromAnthropic(JSON.parse(body));
  */
 export function fromAnthropic(body: unknown): ChatRequest {
-  const wire = readBody(body, 'the Anthropic Messages request');
-  const messages: Message[] = readSystem(wire.system);
-  (wire.messages as unknown[]).forEach((message, index) => {
-    messages.push(...readMessage(message, index));
-  });
+  const what = 'the Anthropic Messages request';
+  const wire = readBody(body, what, { itemsChecked: true });
+  const messages: Message[] = [...readSystemOnce(wire.system)];
+  for (const pieces of readItems(READ_MESSAGES, wire.messages as unknown[], what, readMessage))
+    messages.push(...pieces);
   const request: ChatRequest = {
     format: FORMAT,
     messages,
@@ -103,6 +106,17 @@ export function toAnthropic(request: ChatRequest): AnthropicMessagesBody {
   if (request.tools.length > 0) body.tools = request.tools.map(writeTool);
   // Written from the normalized messages field by field: the shape the type describes.
   return body as AnthropicMessagesBody;
+}
+
+/** Messages read before, found again by content: a resent history is not read again. */
+const READ_MESSAGES = new ContentMemo<ItemRead<Message[]>>();
+/** System prompts read before (a coding agent's runs to tens of kilobytes, the same every request). */
+const READ_SYSTEMS = new ContentMemo<ItemRead<SystemMessage[]>>({ maxEntries: 256 });
+
+function readSystemOnce(value: unknown): SystemMessage[] {
+  if (value === undefined || value === null) return [];
+  // The body's depth check covered `system`; the list around it adds a level.
+  return readItems(READ_SYSTEMS, [value], 'the system prompt', readSystem)[0] as SystemMessage[];
 }
 
 function readSystem(value: unknown): SystemMessage[] {

@@ -6,6 +6,7 @@
  */
 export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-messages.js';
 export { contentParts, contentText } from './content.js';
+export { ContentMemo, type ContentMemoOptions, type ReadListOptions } from './content-memo.js';
 export { detectFormat } from './detect-format.js';
 export { contentHash, digestItems, digestMessages, hashText } from './digest.js';
 export { fromGemini, GEMINI_CALL_ID_PREFIX, toGemini } from './gemini-generate-content.js';
@@ -23,6 +24,7 @@ export { readRequest, writeRequest } from './read-request.js';
 export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export { fitThinkingBudget, MIN_THINKING_BUDGET } from './thinking-budget.js';
+export { type CallDeclaration, indexTranscript, type TranscriptIndex } from './transcript-index.js';
 export type * from './types.js';
 export {
   assertPairing,

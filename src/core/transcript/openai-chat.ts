@@ -1,3 +1,4 @@
+import { ContentMemo } from './content-memo.js';
 import { requireChatRequest } from './require-input.js';
 import type {
   AssistantMessage,
@@ -10,11 +11,13 @@ import type {
 } from './types.js';
 import {
   extraFields,
+  type ItemRead,
   invalid,
   isRecord,
   originalOf,
   portableFields,
   readBody,
+  readItems,
   readToolList,
   rememberOriginal,
   withoutExtras,
@@ -22,6 +25,9 @@ import {
 import type { OpenAIChatBody } from './wire-bodies.js';
 
 const FORMAT = 'openai';
+
+/** Messages read before, found again by content: a resent history is not read again. */
+const READ_MESSAGES = new ContentMemo<ItemRead<Message>>();
 
 /**
  * Reads an OpenAI Chat Completions request (`messages`, `tools`, `max_tokens` or
@@ -33,8 +39,9 @@ const FORMAT = 'openai';
  * const request = fromOpenAIChat(JSON.parse(body));
  */
 export function fromOpenAIChat(body: unknown): ChatRequest {
-  const wire = readBody(body, 'the OpenAI Chat request');
-  const messages = (wire.messages as unknown[]).map((message, index) => readMessage(message, index));
+  const what = 'the OpenAI Chat request';
+  const wire = readBody(body, what, { itemsChecked: true });
+  const messages = readItems(READ_MESSAGES, wire.messages as unknown[], what, readMessage);
   const tools = readTools(wire.tools);
   const useCompletion = wire.max_completion_tokens !== undefined && wire.max_completion_tokens !== null;
   const rawMax = useCompletion ? wire.max_completion_tokens : wire.max_tokens;

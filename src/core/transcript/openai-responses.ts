@@ -7,6 +7,8 @@
  * tool message. Every item that is not changed is written back as the very object it was read from;
  * reasoning items (with their `encrypted_content`) and items Spillway does not know are kept verbatim.
  */
+import { ContentMemo } from './content-memo.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
 import type {
   AssistantMessage,
   ChatRequest,
@@ -19,11 +21,13 @@ import type {
 } from './types.js';
 import {
   extraFields,
+  type ItemRead,
   invalid,
   isRecord,
   originalOf,
   portableFields,
   readObjectBody,
+  readItems as readRemembered,
   readToolList,
   rememberOriginal,
   withoutExtras,
@@ -98,39 +102,68 @@ export function toResponses(request: ChatRequest): ResponsesBody {
   return body as ResponsesBody;
 }
 
-/** The items of `input`, grouped into normalized messages. */
+/** Items read before, found again by content: a resent history is not read again. */
+const READ_UNITS = new ContentMemo<ItemRead<Message>>();
+
+/**
+ * The items of `input`, grouped into normalized messages: a run of consecutive items the model
+ * produced is one assistant message, any other item a message of its own. Each unit is read once
+ * and found again by content when a later request resends it.
+ */
 function readItems(items: unknown[]): Message[] {
-  const out: Message[] = [];
-  let group: { parts: ContentPart[]; calls: ToolCall[]; items: unknown[] } | undefined;
-  const flush = () => {
-    if (!group) return;
-    const message: AssistantMessage = { role: 'assistant', content: group.parts };
-    if (group.calls.length > 0) message.toolCalls = group.calls;
-    rememberOriginal(message, FORMAT, group.items);
-    out.push(message);
-    group = undefined;
-  };
+  const units: Array<{ input: unknown; start: number }> = [];
+  let group: unknown[] | undefined;
   items.forEach((item, index) => {
     if (!isRecord(item)) throw invalid(`input item ${index} is not an object`, { messageIndex: index });
-    const type = typeof item.type === 'string' ? item.type : 'message';
-    if (type === 'message' && item.role !== 'assistant') {
-      flush();
-      out.push(readMessageItem(item, index));
+    if (startsOwnMessage(item)) {
+      group = undefined;
+      units.push({ input: item, start: index });
       return;
     }
-    if (type.endsWith(OUTPUT_SUFFIX)) {
-      flush();
-      out.push(readOutputItem(item, index));
-      return;
+    if (group === undefined) {
+      group = [];
+      units.push({ input: group, start: index });
     }
-    group ??= { parts: [], calls: [], items: [] };
-    group.items.push(item);
-    if (typeof item.call_id === 'string' && type.endsWith(CALL_SUFFIX))
-      group.calls.push(readCall(item, type));
-    else group.parts.push(readAssistantPart(item, type));
+    group.push(item);
   });
-  flush();
-  return out;
+  return readRemembered(
+    READ_UNITS,
+    units.map((unit) => unit.input),
+    'the Responses request',
+    (input, unit) => {
+      const start = units[unit]?.start ?? 0;
+      return Array.isArray(input) ? readGroup(input as Record<string, unknown>[]) : readOwnItem(input, start);
+    },
+    // The whole body was checked for nesting before it was read; the groups add a level of their own.
+    MAX_JSON_DEPTH,
+  );
+}
+
+/** Whether an item is a message of its own (a user or system message, a tool output). */
+function startsOwnMessage(item: Record<string, unknown>): boolean {
+  const type = typeof item.type === 'string' ? item.type : 'message';
+  return (type === 'message' && item.role !== 'assistant') || type.endsWith(OUTPUT_SUFFIX);
+}
+
+function readOwnItem(input: unknown, index: number): Message {
+  const item = input as Record<string, unknown>;
+  const type = typeof item.type === 'string' ? item.type : 'message';
+  return type === 'message' ? readMessageItem(item, index) : readOutputItem(item, index);
+}
+
+/** Consecutive items the model produced (messages, reasoning, tool calls) as one assistant message. */
+function readGroup(items: Record<string, unknown>[]): Message {
+  const parts: ContentPart[] = [];
+  const calls: ToolCall[] = [];
+  for (const item of items) {
+    const type = typeof item.type === 'string' ? item.type : 'message';
+    if (typeof item.call_id === 'string' && type.endsWith(CALL_SUFFIX)) calls.push(readCall(item, type));
+    else parts.push(readAssistantPart(item, type));
+  }
+  const message: AssistantMessage = { role: 'assistant', content: parts };
+  if (calls.length > 0) message.toolCalls = calls;
+  rememberOriginal(message, FORMAT, items);
+  return message;
 }
 
 function readMessageItem(item: Record<string, unknown>, index: number): Message {

@@ -1,6 +1,6 @@
 import { SpillwayError } from '../errors/index.js';
 import { requireMessages } from './require-input.js';
-import { splitTurns } from './split-turns.js';
+import { indexTranscript, type TranscriptIndex, type WalkedIssue } from './transcript-index.js';
 import type { Message } from './types.js';
 
 /** What is wrong with one tool call or tool result. */
@@ -27,125 +27,26 @@ export interface PairingIssue {
 /** The outcome of {@link validatePairing}. */
 export type PairingResult = { ok: true; issues: [] } | { ok: false; issues: PairingIssue[] };
 
-interface CallSite {
-  messageIndex: number;
-  turn: number;
-  answered: boolean;
-}
-
 /**
  * Checks that tool calls and tool results pair up the way every provider requires.
  *
  * Every tool result must answer a tool call declared earlier in the same turn, once. Every tool call
  * needs a result, except in the newest turn, where a call may still be pending. Ids must be non-empty
- * and unique. Returns all issues found, in transcript order; never throws.
+ * and unique. Returns all issues found, in transcript order; never throws. The check is the
+ * transcript walk's ({@link indexTranscript}): a history checked before is checked again only for
+ * the messages appended since.
  *
  * @example
  * const result = validatePairing(messages);
  * if (!result.ok) console.error(result.issues[0].message);
  */
 export function validatePairing(messages: readonly Message[]): PairingResult {
-  requireMessages(messages, 'validatePairing');
-  const issues: PairingIssue[] = [];
-  const turnOf = turnIndexOf(messages);
-  const newestTurn = turnOf.length === 0 ? -1 : (turnOf[turnOf.length - 1] ?? -1);
-  const calls = new Map<string, CallSite>();
-  const laterCalls = collectCallIds(messages);
-
-  messages.forEach((message, messageIndex) => {
-    const turn = turnOf[messageIndex] ?? -1;
-    if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) {
-        if (call.id === '') {
-          issues.push(
-            issue(
-              'empty_id',
-              messageIndex,
-              '',
-              `tool call ${call.name} (message ${messageIndex}) has an empty id; give every tool call a unique id`,
-            ),
-          );
-          continue;
-        }
-        const earlier = calls.get(call.id);
-        if (earlier) {
-          issues.push(
-            issue(
-              'duplicate_call_id',
-              messageIndex,
-              call.id,
-              `tool call ${call.id} (message ${messageIndex}) reuses the id of a call in message ${earlier.messageIndex}; tool-call ids must be unique`,
-            ),
-          );
-          continue;
-        }
-        calls.set(call.id, { messageIndex, turn, answered: false });
-      }
-      return;
-    }
-    if (message.role !== 'tool') return;
-    const id = message.toolCallId;
-    if (id === '') {
-      issues.push(
-        issue(
-          'empty_id',
-          messageIndex,
-          '',
-          `tool result (message ${messageIndex}) has an empty tool-call id; set it to the id of the call it answers`,
-        ),
-      );
-      return;
-    }
-    const call = calls.get(id);
-    if (!call) {
-      const later = laterCalls.get(id);
-      if (later !== undefined && later > messageIndex) {
-        issues.push(
-          issue(
-            'result_before_call',
-            messageIndex,
-            id,
-            `tool result ${id} (message ${messageIndex}) comes before its call in message ${later}; move the result after the call`,
-          ),
-        );
-      } else {
-        issues.push(
-          issue(
-            'orphan_result',
-            messageIndex,
-            id,
-            `tool result ${id} (message ${messageIndex}) answers no earlier tool call; restore the call or drop the result`,
-          ),
-        );
-      }
-      return;
-    }
-    if (call.answered) {
-      issues.push(
-        issue(
-          'duplicate_result',
-          messageIndex,
-          id,
-          `tool call ${id} is answered twice (again in message ${messageIndex}); keep one result per call`,
-        ),
-      );
-      return;
-    }
-    call.answered = true;
-    if (call.turn !== turn) {
-      issues.push(
-        issue(
-          'result_in_later_turn',
-          messageIndex,
-          id,
-          `tool result ${id} (message ${messageIndex}) answers a call from an earlier turn (message ${call.messageIndex}); results must follow their call before the next assistant message`,
-        ),
-      );
-    }
-  });
-
-  for (const [id, call] of calls) {
-    if (!call.answered && call.turn !== newestTurn) {
+  if (!Array.isArray(messages)) requireMessages(messages, 'validatePairing');
+  const index = indexTranscript(messages, 'validatePairing');
+  const newestTurn = index.turnOf.length === 0 ? -1 : (index.turnOf[index.turnOf.length - 1] ?? -1);
+  const issues = index.issues.map((walked) => pairingIssue(walked, index));
+  for (const [id, call] of index.unanswered)
+    if (call.turn !== newestTurn)
       issues.push(
         issue(
           'missing_result',
@@ -154,10 +55,67 @@ export function validatePairing(messages: readonly Message[]): PairingResult {
           `tool call ${id} (message ${call.messageIndex}) has no result and is not in the newest turn; add its result or drop the call`,
         ),
       );
+  if (issues.length === 0) return { ok: true, issues: [] };
+  issues.sort((a, b) => a.messageIndex - b.messageIndex);
+  return { ok: false, issues };
+}
+
+/** A problem the walk found, said in full now that the whole list is known. */
+function pairingIssue(walked: WalkedIssue, index: TranscriptIndex): PairingIssue {
+  const { messageIndex: at, toolCallId: id, other } = walked;
+  switch (walked.kind) {
+    case 'empty_id':
+      return walked.name === undefined
+        ? issue(
+            'empty_id',
+            at,
+            '',
+            `tool result (message ${at}) has an empty tool-call id; set it to the id of the call it answers`,
+          )
+        : issue(
+            'empty_id',
+            at,
+            '',
+            `tool call ${walked.name} (message ${at}) has an empty id; give every tool call a unique id`,
+          );
+    case 'duplicate_call_id':
+      return issue(
+        'duplicate_call_id',
+        at,
+        id,
+        `tool call ${id} (message ${at}) reuses the id of a call in message ${other}; tool-call ids must be unique`,
+      );
+    case 'duplicate_result':
+      return issue(
+        'duplicate_result',
+        at,
+        id,
+        `tool call ${id} is answered twice (again in message ${at}); keep one result per call`,
+      );
+    case 'result_in_later_turn':
+      return issue(
+        'result_in_later_turn',
+        at,
+        id,
+        `tool result ${id} (message ${at}) answers a call from an earlier turn (message ${other}); results must follow their call before the next assistant message`,
+      );
+    case 'unmatched_result': {
+      const later = index.calls.get(id)?.index;
+      return later !== undefined && later > at
+        ? issue(
+            'result_before_call',
+            at,
+            id,
+            `tool result ${id} (message ${at}) comes before its call in message ${later}; move the result after the call`,
+          )
+        : issue(
+            'orphan_result',
+            at,
+            id,
+            `tool result ${id} (message ${at}) answers no earlier tool call; restore the call or drop the result`,
+          );
     }
   }
-  issues.sort((a, b) => a.messageIndex - b.messageIndex);
-  return issues.length === 0 ? { ok: true, issues: [] } : { ok: false, issues };
 }
 
 /**
@@ -179,25 +137,4 @@ function issue(
   message: string,
 ): PairingIssue {
   return { kind, messageIndex, toolCallId, message };
-}
-
-/** Turn number of every message: -1 for the head, 0.. for the turns. */
-function turnIndexOf(messages: readonly Message[]): number[] {
-  const { head, turns } = splitTurns(messages);
-  const result = new Array<number>(messages.length).fill(-1);
-  for (let index = head.start; index < head.end; index++) result[index] = -1;
-  turns.forEach((range, turn) => {
-    for (let index = range.start; index < range.end; index++) result[index] = turn;
-  });
-  return result;
-}
-
-/** The first message index declaring each tool-call id. */
-function collectCallIds(messages: readonly Message[]): Map<string, number> {
-  const ids = new Map<string, number>();
-  messages.forEach((message, index) => {
-    if (message.role !== 'assistant') return;
-    for (const call of message.toolCalls ?? []) if (!ids.has(call.id)) ids.set(call.id, index);
-  });
-  return ids;
 }

@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors/index.js';
+import { ContentMemo } from './content-memo.js';
 import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
@@ -11,7 +12,11 @@ const ORIGINALS = new WeakMap<object, { format: string; value: unknown }>();
 
 export function rememberOriginal(normalized: object, format: string, value: unknown): void {
   ORIGINALS.set(normalized, { format, value });
+  capturing?.push({ target: normalized, format, value });
 }
+
+/** The originals a read is recording (see {@link readItems}), while it runs. */
+let capturing: Array<{ target: object; format: string; value: unknown }> | undefined;
 
 export function originalOf(normalized: object, format: string): unknown {
   const entry = ORIGINALS.get(normalized);
@@ -41,8 +46,12 @@ export function invalid(message: string, data: Record<string, unknown> = {}): Sp
  * Reads a request body that may be JSON text or an already parsed value. Nesting deeper than
  * `MAX_JSON_DEPTH` is refused before it is parsed or converted.
  */
-export function readBody(body: unknown, what: string): Record<string, unknown> {
-  const value = readObjectBody(body, what, 'a "messages" array');
+export function readBody(
+  body: unknown,
+  what: string,
+  { itemsChecked = false } = {},
+): Record<string, unknown> {
+  const value = readObjectBody(body, what, 'a "messages" array', itemsChecked ? 'messages' : undefined);
   if (!Array.isArray(value.messages))
     throw invalid(`${what} has no "messages" array; add the conversation as "messages"`);
   return value;
@@ -50,9 +59,16 @@ export function readBody(body: unknown, what: string): Record<string, unknown> {
 
 /**
  * Reads a request body (JSON text or a parsed value) that must be a JSON object; `needs` names what
- * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first.
+ * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first,
+ * except inside the items of the array field `itemsOf`, which the caller checks as it reads them
+ * (each at most `MAX_JSON_DEPTH - 2` levels: the body and the array are the first two).
  */
-export function readObjectBody(body: unknown, what: string, needs: string): Record<string, unknown> {
+export function readObjectBody(
+  body: unknown,
+  what: string,
+  needs: string,
+  itemsOf?: string,
+): Record<string, unknown> {
   let value = body;
   if (typeof body === 'string') {
     const excess = jsonTextDepthExcess(body);
@@ -62,9 +78,91 @@ export function readObjectBody(body: unknown, what: string, needs: string): Reco
     } catch (error) {
       throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
     }
-  } else if (valueDepthExceeds(body)) throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
+  } else if (valueDepthExceeds(withoutItems(body, itemsOf)))
+    throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
   if (!isRecord(value)) throw invalid(`${what} must be a JSON object with ${needs}`);
   return value;
+}
+
+/** `body` with the items of its array field `field` left out, for a depth check of the rest. */
+function withoutItems(body: unknown, field: string | undefined): unknown {
+  if (field === undefined || !isRecord(body) || !Array.isArray(body[field])) return body;
+  return { ...body, [field]: [] };
+}
+
+/** Levels a message of a body may nest: the body and its array of messages are the first two. */
+export const MAX_ITEM_DEPTH = MAX_JSON_DEPTH - 2;
+
+/**
+ * What reading one item made, and where in the item each normalized object's wire original sits
+ * (the item itself, or one of its elements): an item found again by content is the caller's own
+ * object this time, and what is written back unchanged must be the caller's own.
+ */
+export interface ItemRead<V> {
+  value: V;
+  originals: Array<{ target: object; format: string; at: string | number | undefined }>;
+}
+
+function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
+  const outer = capturing;
+  const recorded: NonNullable<typeof capturing> = [];
+  capturing = recorded;
+  let value: V;
+  try {
+    value = read();
+  } finally {
+    capturing = outer;
+  }
+  const originals: ItemRead<V>['originals'] = [];
+  for (const { target, format, value: original } of recorded) {
+    let at: string | number | undefined;
+    if (original !== item) {
+      if (Array.isArray(item)) at = item.indexOf(original);
+      else if (isRecord(item)) at = Object.keys(item).find((key) => item[key] === original);
+      if (at === undefined || at === -1) continue;
+    }
+    originals.push({ target, format, at });
+  }
+  return { value, originals };
+}
+
+function reattach<V>(read: ItemRead<V>, item: unknown): void {
+  for (const { target, format, at } of read.originals) {
+    const value = at === undefined ? item : (item as Record<string | number, unknown>)[at];
+    const known = ORIGINALS.get(target);
+    // The record is the converter's own: updated in place, no allocation per message and request.
+    if (known !== undefined && known.format === format) known.value = value;
+    else ORIGINALS.set(target, { format, value });
+  }
+}
+
+/**
+ * Reads every item of a body's array (messages, input items) with `read`, or finds what an equal item
+ * was read into before (`memo`): a client resends its whole history with every request, and an item
+ * read once is not read, checked or counted again. Each item is checked for nesting here, at most
+ * `maxDepth` levels ({@link MAX_ITEM_DEPTH} by default: the body's own check,
+ * `readBody(…, { itemsChecked: true })`, left the items out).
+ */
+export function readItems<V>(
+  memo: ContentMemo<ItemRead<V>>,
+  items: readonly unknown[],
+  what: string,
+  read: (item: unknown, index: number) => V,
+  maxDepth = MAX_ITEM_DEPTH,
+): V[] {
+  const tooDeep = () => invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
+  const made = new Uint8Array(items.length);
+  const reads = memo.readList(items, { maxDepth, tooDeep }, (item, index) => {
+    made[index] = 1;
+    return readCapturing(item, () => read(item, index));
+  });
+  const out: V[] = new Array(items.length);
+  for (let index = 0; index < items.length; index++) {
+    const found = reads[index] as ItemRead<V>;
+    if (made[index] === 0) reattach(found, items[index]);
+    out[index] = found.value;
+  }
+  return out;
 }
 
 /** A JSON text for tool-call arguments given as an object (Anthropic `input`). */
@@ -145,7 +243,13 @@ export function readToolList(
 ): ToolDefinition[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw invalid('"tools" must be an array of tool definitions');
-  return value.map((tool, index): ToolDefinition => {
+  let memo = TOOL_DEFINITIONS.get(format);
+  if (memo === undefined) {
+    memo = new ContentMemo<ItemRead<ToolDefinition>>({ maxEntries: 4_096 });
+    TOOL_DEFINITIONS.set(format, memo);
+  }
+  // The body's depth check covered the tools; each is at most two levels below the body.
+  return readItems(memo, value, 'the tool list', (tool, index): ToolDefinition => {
     if (!isRecord(tool)) throw invalid(`tool ${index} is not an object`);
     const { name, description, parameters } = fields(tool);
     if (typeof name !== 'string') throw invalid(unnamed(index));
@@ -156,3 +260,6 @@ export function readToolList(
     return definition;
   });
 }
+
+/** Tool definitions read before, by wire format, found again by content. */
+const TOOL_DEFINITIONS = new Map<string, ContentMemo<ItemRead<ToolDefinition>>>();

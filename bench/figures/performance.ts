@@ -1,0 +1,93 @@
+/**
+ * The fast path's figures: the proxy beside its peers (bench/results/proxy-peers.json), the README's
+ * usage with bodies parsed anew against the tool loop's same objects (fresh-bodies.json), and the
+ * command line's start-up (startup.json).
+ */
+import type { FreshBodiesResult } from '../fresh-bodies.js';
+import type { PeersPhase, ProxyPeersResult } from '../proxy-peers.js';
+import type { StartupFigure } from '../startup.js';
+import { count, fixed, table, times } from './format.js';
+
+export type { FreshBodiesResult, ProxyPeersResult };
+
+export interface StartupResult {
+  rounds: number;
+  runs: number;
+  figures: StartupFigure[];
+}
+
+const cpu = (phase: PeersPhase) =>
+  phase.proxyCpuMs === undefined ? '–' : `${fixed(phase.proxyCpuMs, 2)} ms`;
+
+/** Per setting: each path's requests per second, Spillway's ratios, its added latency and CPU time. */
+export function proxyPeersTable(result: ProxyPeersResult): string {
+  const rows = result.settings.map((setting) => {
+    const { direct, spillway } = setting.targets;
+    const passThrough = setting.targets['pass-through'];
+    return [
+      setting.stream ? 'streaming' : 'not streaming',
+      count(setting.clients),
+      `${count(direct.requestsPerSecond)} / ${count(passThrough.requestsPerSecond)} / ${count(spillway.requestsPerSecond)}`,
+      `${fixed(setting.throughputVsPassThrough, 2)}×`,
+      `${fixed(setting.throughputVsDirect, 2)}×`,
+      `${fixed(setting.addedP50Ms, setting.clients === 1 ? 2 : 0)} ms`,
+      `${cpu(passThrough)} / ${cpu(spillway)}`,
+    ];
+  });
+  return table(
+    [
+      'responses',
+      'clients',
+      'requests/s: direct / pass-through / Spillway',
+      'Spillway ÷ pass-through',
+      'Spillway ÷ direct',
+      'p50 added to direct',
+      'proxy CPU per request: pass-through / Spillway',
+    ],
+    rows,
+  );
+}
+
+/** The request, the rounds, and what the proxy's own histogram says. */
+export function proxyPeersSetting(result: ProxyPeersResult): string {
+  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
+}
+
+/** Per checkpoint: the README's usage per send, the same-objects path, and their ratio. */
+export function freshBodiesTable(result: FreshBodiesResult): string {
+  const rows = result.points.map((point) => [
+    count(point.turns),
+    count(point.messages),
+    `${fixed(point.freshMs, 2)} ms`,
+    `${fixed(point.sameMs, 2)} ms`,
+    `${fixed(point.ratio, 2)}×`,
+  ]);
+  return table(
+    [
+      'turns',
+      'messages',
+      '`manager.fit(fromOpenAIChat(body))`, body parsed anew',
+      'the same message objects appended',
+      'anew ÷ same',
+    ],
+    rows,
+  );
+}
+
+/** How the per-send cost grows, and the totals over the whole growth. */
+export function freshBodiesGrowth(result: FreshBodiesResult): string {
+  const [before, last] = result.points.slice(-2);
+  if (before === undefined || last === undefined) return '';
+  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthFresh)} (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends it costs ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds; ${result.clock}, the JSON parse not included.`;
+}
+
+/** CPU time of each start-up beside `node -e 0`. */
+export function startupTable(result: StartupResult): string {
+  const rows = result.figures.map((figure) => [
+    `\`${figure.command}\``,
+    `${fixed(figure.cpuMs, 0)} ms`,
+    `${fixed(figure.vsNode, 2)}×`,
+    `${fixed(figure.wallMs, 0)} ms`,
+  ]);
+  return `${table(['process', 'CPU time', '× `node -e 0`', 'wall time'], rows)}\n\nMedians of ${count(result.rounds)} rounds of ${count(result.runs)} runs each, from the built package (dist/).`;
+}

@@ -1,0 +1,338 @@
+/**
+ * `spillway serve` beside its peers, in one run on one machine: the same chat request sent to the
+ * upstream directly, through a pass-through Node proxy (bench/pass-through-proxy.ts: pipes bytes,
+ * reads nothing) and through Spillway (the real `spillway serve` command, SQLite store), at 1, 16 and
+ * 64 clients, streaming and not. The upstream is the vLLM emulator serving a Qwen model id (so the
+ * proxy loads the model's tokenizer, as it would in front of vLLM), in its own process; each proxy in
+ * its own; autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens,
+ * about 74 KB.
+ *
+ * The targets take turns within every round (in an order that rotates from round to round), so a
+ * change in the machine's load hits them alike; each figure is the median over rounds, and each ratio
+ * is taken within a round before the median. One client is timed here to the microsecond, one request
+ * at a time (latency without queueing: the difference is the proxy's own cost); more clients are
+ * autocannon's, for throughput.
+ *
+ * `npx tsx bench/proxy-peers.ts` runs it alone; `npm run bench -- proxy-peers` as part of the suite.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fakeToolResult } from '../src/emulator/index.js';
+import { median } from '../test/support/median.js';
+import {
+  addedLatency,
+  ask,
+  figures,
+  firstLine,
+  load,
+  type PhaseFigures,
+  processCpuMs,
+  sequential,
+  spawnTsx,
+  stop,
+} from './http-load.js';
+import { round } from './timing.js';
+
+const SELF = fileURLToPath(import.meta.url);
+/** A model id of the Qwen family, as vLLM serves it: the proxy counts with its tokenizer when in doubt. */
+export const PEERS_MODEL = 'Qwen/Qwen2.5-Coder-7B-Instruct';
+const WINDOW = 32_768;
+export const TARGETS = ['direct', 'pass-through', 'spillway'] as const;
+export type Target = (typeof TARGETS)[number];
+
+/** Tools of the benchmark conversation and the size of each result, in tokens. */
+const TOOL_TURNS: Array<{ name: string; args: Record<string, unknown>; tokens: number }> = [
+  { name: 'get_issue', args: { number: 412 }, tokens: 2_900 },
+  { name: 'list_files', args: { path: 'src/core/budget' }, tokens: 3_300 },
+  { name: 'get_ci_job', args: { id: 99_142 }, tokens: 3_500 },
+  { name: 'get_pull_request', args: { number: 418 }, tokens: 3_400 },
+  { name: 'get_test_report', args: { suite: 'budget' }, tokens: 3_400 },
+  { name: 'query_coverage', args: { path: 'src/core/budget' }, tokens: 3_300 },
+  { name: 'get_ci_logs', args: { id: 99_142, step: 'test' }, tokens: 3_400 },
+];
+
+/** The benchmark's chat request: a coding agent seven tool turns in, `[<id>]` in `user` for a unique id. */
+export function peersRequest({ stream }: { stream: boolean }): Record<string, unknown> {
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent working in a TypeScript repository.' },
+    { role: 'user', content: 'The budget tests fail on CI since the last merge; find out why and fix it.' },
+  ];
+  TOOL_TURNS.forEach(({ name, args, tokens }, turn) => {
+    const id = `call_${turn.toString(36).padStart(3, '0')}peers${turn}`;
+    const text = JSON.stringify(args);
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name, arguments: text } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: fakeToolResult({ name, args: text, seed: turn, size: tokens }),
+    });
+  });
+  return {
+    model: PEERS_MODEL,
+    messages,
+    tools: [...new Set(TOOL_TURNS.map((turn) => turn.name))].map((name) => ({
+      type: 'function',
+      function: { name, parameters: { type: 'object', properties: {} } },
+    })),
+    max_tokens: 256,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    user: 'bench-[<id>]',
+  };
+}
+
+/** Options of {@link benchProxyPeers}. */
+export interface ProxyPeersOptions {
+  rounds?: number;
+  /** Client counts; 1 is timed one request at a time, the others by autocannon. */
+  clients?: number[];
+  /** Requests per phase with more than one client. */
+  amount?: number;
+  /** Requests per phase with one client. */
+  sequentialAmount?: number;
+  timeoutSeconds?: number;
+}
+
+/** A target's phase: its load figures, and the CPU time each process of its path used per request. */
+export interface PeersPhase extends PhaseFigures {
+  /** The proxy's own CPU milliseconds per request (none for the direct path). */
+  proxyCpuMs?: number;
+  /** The upstream's CPU milliseconds per request. */
+  upstreamCpuMs?: number;
+}
+
+/** One setting (streaming or not, a client count): each target's figures and Spillway's ratios. */
+export interface PeersSetting {
+  stream: boolean;
+  clients: number;
+  /** Medians over rounds. */
+  targets: Record<Target, PeersPhase>;
+  /** Spillway's requests per second over the pass-through proxy's, per round, the median. */
+  throughputVsPassThrough: number;
+  /** Spillway's requests per second over the upstream's alone, per round, the median. */
+  throughputVsDirect: number;
+  /** Spillway's p50 latency minus the direct path's, per round, the median. */
+  addedP50Ms: number;
+  /** Spillway's p50 latency minus the pass-through proxy's, per round, the median. */
+  addedP50VsPassThroughMs: number;
+}
+
+/** What {@link benchProxyPeers} reports. */
+export interface ProxyPeersResult {
+  command: string;
+  rounds: number;
+  model: string;
+  window: number;
+  promptTokens: number;
+  requestBytes: number;
+  toolTurns: number;
+  settings: PeersSetting[];
+  /** The proxy's own `spillway_proxy_added_latency_seconds` histogram over the measured phases: mean. */
+  proxyReportedMeanMs: number;
+  /** Requests the emulator saw twice while Spillway's phases ran (a request must reach it once). */
+  duplicated: number;
+}
+
+/** The upstream: the vLLM emulator with a 32k window, in its own process, its request log over IPC. */
+async function serveEmulator(): Promise<void> {
+  const { countPromptTokens, startEmulator } = await import('../src/emulator/index.js');
+  const emulator = await startEmulator({ profile: 'vllm', model: PEERS_MODEL, contextLength: WINDOW });
+  process.on('message', (message: string) => {
+    if (message.startsWith('count:')) {
+      process.send?.({ tokens: countPromptTokens(JSON.parse(message.slice('count:'.length))).tokens });
+      return;
+    }
+    const ids = emulator.requests
+      .filter((record) => record.path === '/v1/chat/completions')
+      .map((record) => String((record.body as { user?: unknown } | undefined)?.user ?? ''));
+    process.send?.({ ids });
+  });
+  process.once('SIGTERM', () => {
+    void emulator.close().then(() => process.exit(0));
+  });
+  process.stdout.write(`listening on ${emulator.url}\n`);
+}
+
+async function phase(
+  url: string,
+  body: string,
+  clients: number,
+  processes: { proxy?: number | undefined; upstream?: number | undefined },
+  { amount, sequentialAmount, timeoutSeconds }: Required<ProxyPeersOptions>,
+): Promise<PeersPhase> {
+  const before = { proxy: processCpuMs(processes.proxy), upstream: processCpuMs(processes.upstream) };
+  const result =
+    clients === 1
+      ? await sequential(url, body, sequentialAmount)
+      : figures(await load(url, body, { connections: clients, amount, timeout: timeoutSeconds }));
+  const perRequest = (pid: number | undefined, start: number | undefined) => {
+    const end = processCpuMs(pid);
+    return start === undefined || end === undefined ? undefined : round((end - start) / result.requests, 3);
+  };
+  const proxyCpuMs = perRequest(processes.proxy, before.proxy);
+  const upstreamCpuMs = perRequest(processes.upstream, before.upstream);
+  return {
+    ...result,
+    ...(proxyCpuMs === undefined ? {} : { proxyCpuMs }),
+    ...(upstreamCpuMs === undefined ? {} : { upstreamCpuMs }),
+  };
+}
+
+function summarize(stream: boolean, clients: number, runs: Array<Record<Target, PeersPhase>>): PeersSetting {
+  const of = (target: Target, pick: (figures: PeersPhase) => number) =>
+    round(median(runs.map((run) => pick(run[target]))), 3);
+  const cpu = (target: Target, pick: (figures: PeersPhase) => number | undefined) => {
+    const values = runs.map((run) => pick(run[target])).filter((value) => value !== undefined);
+    return values.length === 0 ? undefined : round(median(values), 3);
+  };
+  const targets = Object.fromEntries(
+    TARGETS.map((target) => [
+      target,
+      {
+        requests: runs.reduce((sum, run) => sum + run[target].requests, 0),
+        ok: runs.reduce((sum, run) => sum + run[target].ok, 0),
+        errors: runs.reduce((sum, run) => sum + run[target].errors, 0),
+        requestsPerSecond: of(target, (run) => run.requestsPerSecond),
+        p50Ms: of(target, (run) => run.p50Ms),
+        p90Ms: of(target, (run) => run.p90Ms),
+        p99Ms: of(target, (run) => run.p99Ms),
+        ...optional(
+          'proxyCpuMs',
+          cpu(target, (run) => run.proxyCpuMs),
+        ),
+        ...optional(
+          'upstreamCpuMs',
+          cpu(target, (run) => run.upstreamCpuMs),
+        ),
+      },
+    ]),
+  ) as Record<Target, PeersPhase>;
+  const perRound = (value: (run: Record<Target, PeersPhase>) => number, digits: number) =>
+    round(median(runs.map(value)), digits);
+  return {
+    stream,
+    clients,
+    targets,
+    throughputVsPassThrough: perRound(
+      (run) => run.spillway.requestsPerSecond / run['pass-through'].requestsPerSecond,
+      3,
+    ),
+    throughputVsDirect: perRound((run) => run.spillway.requestsPerSecond / run.direct.requestsPerSecond, 3),
+    addedP50Ms: perRound((run) => run.spillway.p50Ms - run.direct.p50Ms, 3),
+    addedP50VsPassThroughMs: perRound((run) => run.spillway.p50Ms - run['pass-through'].p50Ms, 3),
+  };
+}
+
+const optional = (key: string, value: number | undefined) => (value === undefined ? {} : { [key]: value });
+
+/**
+ * Throughput and latency of Spillway's proxy beside a pass-through proxy and the upstream alone.
+ *
+ * @example
+ * const result = await benchProxyPeers({ rounds: 3 });
+ * console.log(result.settings.find((setting) => setting.clients === 16)?.throughputVsPassThrough);
+ */
+export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<ProxyPeersResult> {
+  const settings: Required<ProxyPeersOptions> = {
+    rounds: 3,
+    clients: [1, 16, 64],
+    amount: 400,
+    sequentialAmount: 150,
+    timeoutSeconds: 30,
+    ...options,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-peers-'));
+  const children: ChildProcess[] = [];
+  try {
+    const emulator = spawnTsx([SELF], { SPILLWAY_BENCH_ROLE: 'emulator' });
+    children.push(emulator);
+    const upstream = await firstLine(emulator, 'listening on ');
+    const passThrough = spawnTsx(['bench/pass-through-proxy.ts'], { UPSTREAM: upstream });
+    children.push(passThrough);
+    const spillway = spawnTsx([
+      'src/cli/bin.ts',
+      'serve',
+      '--upstream',
+      upstream,
+      '--port',
+      '0',
+      '--store',
+      `sqlite:${join(dir, 'proxy.db')}`,
+    ]);
+    children.push(spillway);
+    const urls: Record<Target, string> = {
+      direct: upstream,
+      'pass-through': await firstLine(passThrough, 'listening on '),
+      spillway: await firstLine(spillway, 'listening on '),
+    };
+    const bodies = {
+      plain: JSON.stringify(peersRequest({ stream: false })),
+      stream: JSON.stringify(peersRequest({ stream: true })),
+    };
+    const promptTokens = (await ask<{ tokens: number }>(emulator, `count:${bodies.plain}`)).tokens;
+    // Warm every path: JIT, kept-alive sockets, the proxy's discovery of the upstream and its tokenizer.
+    for (const target of TARGETS)
+      for (const body of Object.values(bodies))
+        await load(urls[target], body, { connections: 16, amount: 320, timeout: settings.timeoutSeconds });
+
+    const before = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
+    const runs = new Map<string, Array<Record<Target, PeersPhase>>>();
+    const pids: Record<Target, { proxy?: number | undefined; upstream?: number | undefined }> = {
+      direct: { upstream: emulator.pid },
+      'pass-through': { proxy: passThrough.pid, upstream: emulator.pid },
+      spillway: { proxy: spillway.pid, upstream: emulator.pid },
+    };
+    const seen: string[] = [];
+    for (let index = 0; index < settings.rounds; index++) {
+      for (const stream of [false, true]) {
+        const body = stream ? bodies.stream : bodies.plain;
+        for (const clients of settings.clients) {
+          const order = TARGETS.map((_, at) => TARGETS[(at + index) % TARGETS.length] as Target);
+          const run = {} as Record<Target, PeersPhase>;
+          for (const target of order) {
+            const mark = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
+            run[target] = await phase(urls[target], body, clients, pids[target], settings);
+            if (target === 'spillway')
+              seen.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));
+          }
+          const key = `${stream}:${clients}`;
+          runs.set(key, [...(runs.get(key) ?? []), run]);
+        }
+      }
+    }
+    const after = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
+    return {
+      command: 'npm run bench -- proxy-peers',
+      rounds: settings.rounds,
+      model: PEERS_MODEL,
+      window: WINDOW,
+      promptTokens,
+      requestBytes: Buffer.byteLength(bodies.plain),
+      toolTurns: TOOL_TURNS.length,
+      settings: [...runs].map(([key, list]) => {
+        const [stream, clients] = key.split(':');
+        return summarize(stream === 'true', Number(clients), list);
+      }),
+      proxyReportedMeanMs: round(
+        ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1_000,
+        3,
+      ),
+      duplicated: seen.length - new Set(seen).size,
+    };
+  } finally {
+    for (const child of children.reverse()) await stop(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.SPILLWAY_BENCH_ROLE === 'emulator') await serveEmulator();
+else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rounds = Number(process.env.ROUNDS ?? 3);
+  console.log(JSON.stringify(await benchProxyPeers({ rounds }), null, 2));
+}

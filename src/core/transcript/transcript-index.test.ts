@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { indexToolCalls } from '../compress/index.js';
+import { SpillwayError } from '../errors/index.js';
+import { requireMessages } from './require-input.js';
+import type { Message } from './types.js';
+import { validatePairing } from './validate-pairing.js';
+
+/** Messages that note when they are read, to tell which messages a call looks at. */
+function watched(messages: Message[]): { messages: Message[]; read: Set<number> } {
+  const read = new Set<number>();
+  const wrapped = messages.map(
+    (message, index) =>
+      new Proxy(message, {
+        get(target, key, receiver) {
+          read.add(index);
+          return Reflect.get(target, key, receiver);
+        },
+      }),
+  );
+  return { messages: wrapped, read };
+}
+
+function history(turns: number): Message[] {
+  const messages: Message[] = [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Fix the failing test.' },
+  ];
+  for (let turn = 0; turn < turns; turn++) {
+    const id = `call_${turn}`;
+    messages.push(
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id, name: 'read_file', arguments: `{"path":"f${turn}.ts"}` }],
+      },
+      { role: 'tool', toolCallId: id, content: `export const value${turn} = ${turn};` },
+    );
+  }
+  return messages;
+}
+
+describe('the transcript walk of a growing history', () => {
+  it('checks pairing again only over the messages appended since the last check', () => {
+    const { messages, read } = watched(history(40));
+    expect(validatePairing(messages.slice(0, -2)).ok).toBe(true);
+    read.clear();
+    expect(validatePairing(messages).ok).toBe(true);
+    expect([...read]).toEqual([messages.length - 2, messages.length - 1]);
+  });
+
+  it('finds an issue in the appended messages of a history checked before', () => {
+    const messages = history(40);
+    expect(validatePairing(messages).ok).toBe(true);
+    const orphan: Message = { role: 'tool', toolCallId: 'call_x', content: 'stray' };
+    const outcome = validatePairing([...messages, orphan]);
+    expect(outcome.issues).toEqual([
+      expect.objectContaining({ kind: 'orphan_result', messageIndex: messages.length, toolCallId: 'call_x' }),
+    ]);
+  });
+
+  it('rejects a malformed message appended to a history checked before, naming its index', () => {
+    const messages = history(40);
+    requireMessages(messages, 'test');
+    const wire = { role: 'assistant', content: null, tool_calls: [] } as unknown as Message;
+    let thrown: unknown;
+    try {
+      requireMessages([...messages, wire], 'fit');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(SpillwayError.isInstance(thrown) && thrown.code).toBe('invalid_transcript');
+    expect((thrown as Error).message).toContain(`message ${messages.length} has "tool_calls"`);
+  });
+
+  it('indexes the calls of a history once, and the appended calls alone after that', () => {
+    const { messages, read } = watched(history(40));
+    indexToolCalls(messages.slice(0, -2));
+    read.clear();
+    expect(indexToolCalls(messages).get('call_39')?.index).toBe(messages.length - 2);
+    expect([...read]).toEqual([messages.length - 2, messages.length - 1]);
+  });
+});
