@@ -221,8 +221,8 @@ describe.skipIf(!hasTmux)('spillway chat sessions in a terminal', () => {
     const dir = project();
     start('nokey', dir, ['--model', 'gpt-4o', '-p', 'hi']);
     let text = await waitFor('nokey', '[exited 2]');
-    expect(text).toContain('no API key for https://api.openai.com/v1: set OPENAI_API_KEY');
-    expect(text).toContain('"code":"invalid_config"');
+    expect(text).toContain('spillway chat: no API key for https://api.openai.com/v1: set OPENAI_API_KEY');
+    expect(text).not.toContain('"code":"invalid_config"');
 
     const anthropic = await emulate({ profile: 'anthropic', script: [{ text: 'hello' }] });
     start('format', dir, ['--base-url', anthropic.url, '--model', 'claude-sonnet-4-5']);

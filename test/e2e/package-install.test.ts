@@ -154,10 +154,10 @@ describe('the library alone (npm install --omit=optional)', () => {
     const script = `
       const root = await import('spillway');
       const aiSdk = await import('spillway/ai-sdk');
-      console.log(JSON.stringify({ manager: typeof root.ContextWindowManager, middleware: typeof aiSdk.spillwayMiddleware }));
+      console.log(JSON.stringify({ driver: typeof root.ConversationDriver, middleware: typeof aiSdk.spillwayMiddleware }));
     `;
     const { stdout } = await node(['--input-type=module', '--eval', script], lean);
-    expect(JSON.parse(stdout)).toEqual({ manager: 'function', middleware: 'function' });
+    expect(JSON.parse(stdout)).toEqual({ driver: 'function', middleware: 'function' });
     const times: number[] = [];
     for (let index = 0; index < IMPORT_RUNS; index += 1) times.push(await importTime('spillway', lean));
     for (const time of times) expect(time).toBeGreaterThan(0);
