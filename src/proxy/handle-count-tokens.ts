@@ -150,6 +150,34 @@ function fitCount(format: RequestFormat, fit: FitResult): CountAnswer {
 }
 
 /**
+ * The request a count answers for: the conversation as the proxy would send it. When nothing fits,
+ * the count request goes to the upstream unchanged (it is the judge), and the result is undefined;
+ * so it is when the client went away.
+ */
+export async function fitToCount({
+  runtime,
+  exchange,
+  body,
+  request,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  request: ChatRequest;
+}): Promise<FitResult | undefined> {
+  const { driver } = await prepare(runtime, exchange, request);
+  let fit: FitResult;
+  try {
+    fit = driver.fit(request);
+  } catch (error) {
+    if (!ContextTruncatedError.isInstance(error)) throw error;
+    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'unfittable' } });
+    return undefined;
+  }
+  return exchange.signal.aborted ? undefined : fit;
+}
+
+/**
  * Handles `POST /v1/messages/count_tokens` (`format: 'anthropic'`) and
  * `POST /v1/responses/input_tokens` (`format: 'responses'`). A body Spillway cannot read, one that
  * continues a stored response, and one nothing can fit are forwarded unchanged.
@@ -174,16 +202,8 @@ export async function handleCountTokens({
   }
   const request = await readChatRequest({ runtime, exchange, body, format });
   if (request === undefined) return;
-  const { driver } = await prepare(runtime, exchange, request);
-  let fit: FitResult;
-  try {
-    fit = driver.fit(request);
-  } catch (error) {
-    if (!ContextTruncatedError.isInstance(error)) throw error;
-    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'unfittable' } });
-    return;
-  }
-  if (exchange.signal.aborted) return;
+  const fit = await fitToCount({ runtime, exchange, body, request });
+  if (fit === undefined) return;
   const answer =
     (await sameEndpointCount(runtime, exchange, fit.request)) ??
     (await serverEndpointCount(runtime, exchange, format, fit.request)) ??

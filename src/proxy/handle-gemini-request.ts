@@ -8,16 +8,10 @@
  * (`cachedContent`) holds part of its conversation on the server, where Spillway can neither count
  * nor cut it: it goes unchanged, and its answer says so in `x-spillway-fit`.
  */
-import {
-  type ChatRequest,
-  ContextTruncatedError,
-  type FitResult,
-  readRequest,
-  SpillwayError,
-  toGemini,
-} from '../core/index.js';
+import { type ChatRequest, type FitResult, readRequest, SpillwayError, toGemini } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
-import { handleChatRequest, prepare, spillwayHeaders } from './handle-chat-request.js';
+import { handleChatRequest, spillwayHeaders } from './handle-chat-request.js';
+import { fitToCount } from './handle-count-tokens.js';
 import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
 import { parseRequestBody } from './read-request-body.js';
 import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
@@ -113,16 +107,8 @@ async function countTokens(
     await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
     return;
   }
-  const { driver } = await prepare(runtime, exchange, request);
-  let fit: FitResult;
-  try {
-    fit = driver.fit(request);
-  } catch (error) {
-    if (!ContextTruncatedError.isInstance(error)) throw error;
-    await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'unfittable' } });
-    return;
-  }
-  if (exchange.signal.aborted) return;
+  const fit = await fitToCount({ runtime, exchange, body, request });
+  if (fit === undefined) return;
   const counted = await upstreamCount(runtime, exchange, model, fit);
   if (exchange.signal.aborted) return;
   const text =
