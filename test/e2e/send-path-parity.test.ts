@@ -3,13 +3,16 @@
  * adapter and the proxy, gets the same retried request from each. The emulated vLLM serves 16,384
  * tokens and rejects `max_tokens=20000` as over `max_model_len`; every surface believes a 32,768
  * window. The chat's first request is captured and replayed through the other three, so all four
- * start from the same bytes.
+ * start from the same bytes; the AI SDK middleware is given the same system prompt, message and tools.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, jsonSchema, type ToolSet, tool, wrapLanguageModel } from 'ai';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spillwayMiddleware } from '../../src/adapters/ai-sdk/index.js';
 import { withSpillway } from '../../src/adapters/openai/index.js';
 import { parseChatConfig } from '../../src/chat/chat-config.js';
 import { openChatSession } from '../../src/chat/index.js';
@@ -68,8 +71,13 @@ function rejectedAndRetried(server: Emulator) {
   return { rejected, retried };
 }
 
+/** What the retried request leaves of the served window, by the server's count of the rejected one. */
+function roomLeft({ rejected, retried }: ReturnType<typeof rejectedAndRetried>): number {
+  return SERVED - (rejected?.promptTokens ?? Number.NaN) - (retried?.maxTokens ?? Number.NaN);
+}
+
 describe('the same upstream rejection through every surface', () => {
-  it('gets the same retried request from the chat, the tool loop, the openai adapter and the proxy', async () => {
+  it('gets the same retried request from the chat, the tool loop, the openai adapter, the proxy and the AI SDK middleware', async () => {
     // The chat: its own system prompt, built-in tools and a reply cap filled in from output_cap.
     const chatServer = await emulator();
     const root = mkdtempSync(join(tmpdir(), 'spillway-parity-'));
@@ -137,11 +145,42 @@ describe('the same upstream rejection through every surface', () => {
     expect(response.headers.get('x-spillway-recovery')).toBe('output_cap:lower_max_tokens');
     const fromProxy = rejectedAndRetried(proxyServer);
 
+    // The AI SDK, its model wrapped by the middleware, given the same system prompt, message and tools.
+    const aiServer = await emulator();
+    const provider = createOpenAICompatible({ name: 'emulator', baseURL: `${aiServer.url}/v1` });
+    const system = request.messages.find((message) => message.role === 'system');
+    const user = request.messages.find((message) => message.role === 'user');
+    const aiTools: ToolSet = {};
+    for (const definition of request.tools)
+      aiTools[definition.name] = tool({
+        description: definition.description,
+        inputSchema: jsonSchema(definition.parameters as never),
+      });
+    await generateText({
+      model: wrapLanguageModel({
+        model: provider(MODEL),
+        middleware: spillwayMiddleware({ contextLength: BELIEVED }),
+      }),
+      system: typeof system?.content === 'string' ? system.content : undefined,
+      prompt: typeof user?.content === 'string' ? user.content : '',
+      tools: aiTools,
+      maxOutputTokens: 20_000,
+      maxRetries: 0,
+    });
+    const fromAiSdk = rejectedAndRetried(aiServer);
+
     const expected = essentials(fromChat.retried);
     expect(expected.max_tokens).toBeLessThan(SERVED);
     for (const surface of [fromLoop, fromSdk, fromProxy]) {
       expect(essentials(surface.rejected)).toEqual(essentials(fromChat.rejected));
       expect(essentials(surface.retried)).toEqual(expected);
     }
+    // The middleware reads the conversation as the AI SDK holds it (a user message as text parts, a
+    // tool_choice), which it estimates a few tokens apart: the same messages and tools are retried, and
+    // the reply is given the same room to within 16 tokens of the server's count.
+    expect(essentials(fromAiSdk.rejected)).toEqual(essentials(fromChat.rejected));
+    const { max_tokens: _, ...rest } = expected;
+    expect(essentials(fromAiSdk.retried)).toMatchObject(rest);
+    expect(Math.abs(roomLeft(fromAiSdk) - roomLeft(fromChat))).toBeLessThanOrEqual(16);
   });
 });
