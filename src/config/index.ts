@@ -11,8 +11,6 @@ export {
   compileOverflowPatterns,
   MAX_USER_REGEX_LENGTH,
   MAX_USER_ROWS,
-  OVERFLOW_PATTERN_ROW,
-  OVERFLOW_PATTERNS_CONFIG,
   type OverflowPatternConfig,
   safeCompileOverflowPatterns,
 } from './overflow-patterns.js';

@@ -13,6 +13,7 @@ import {
   compileLinearPattern,
   FIGURE_GROUPS,
   OVERFLOW_KINDS,
+  type OverflowKind,
   type OverflowPattern,
   SpillwayError,
 } from '../core/index.js';
@@ -22,7 +23,7 @@ export const MAX_USER_REGEX_LENGTH = 1_000;
 /** The most user rows accepted. */
 export const MAX_USER_ROWS = 200;
 /** One user row: `{ name, kind, regex }`, nothing else (a typo in a key fails). */
-export const OVERFLOW_PATTERN_ROW = z.strictObject({
+const OVERFLOW_PATTERN_ROW = z.strictObject({
   name: z
     .string()
     .regex(
@@ -34,10 +35,19 @@ export const OVERFLOW_PATTERN_ROW = z.strictObject({
 });
 
 /** The `overflow_patterns` config value. */
-export const OVERFLOW_PATTERNS_CONFIG = z.array(OVERFLOW_PATTERN_ROW).max(MAX_USER_ROWS);
+const OVERFLOW_PATTERNS_CONFIG = z.array(OVERFLOW_PATTERN_ROW).max(MAX_USER_ROWS);
 
-/** A user row as written in the config. */
-export type OverflowPatternConfig = z.infer<typeof OVERFLOW_PATTERN_ROW>;
+/** A user row as written in the config (its schema above checks it; the type is spelled out so that
+ * a type-checker of the published types needs no zod). */
+export interface OverflowPatternConfig {
+  name: string;
+  kind: OverflowKind;
+  regex: string;
+}
+/** The schema's own type and the spelled-out one agree (a compile error here when they drift). */
+type Agrees<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const ROW_TYPE_AGREES: Agrees<z.infer<typeof OVERFLOW_PATTERN_ROW>, OverflowPatternConfig> = true;
+void ROW_TYPE_AGREES;
 
 /** Options of {@link compileOverflowPatterns}. */
 export interface CompileOverflowPatternsOptions {

@@ -35,10 +35,10 @@ const MODEL_SETTINGS_SHAPE = {
 };
 
 /** One model's overrides: `models["glm5.2"]`. */
-export const PROXY_MODEL_SETTINGS = z.strictObject(MODEL_SETTINGS_SHAPE);
+const PROXY_MODEL_SETTINGS = z.strictObject(MODEL_SETTINGS_SHAPE);
 
 /** The whole file. Unknown keys fail, at any depth. */
-export const PROXY_CONFIG = z.strictObject({
+const PROXY_CONFIG = z.strictObject({
   ...MODEL_SETTINGS_SHAPE,
   /** Request bodies larger than this are answered 413 (default 32 MiB). */
   max_body_bytes: positive.optional(),
@@ -60,7 +60,7 @@ export const PROXY_CONFIG = z.strictObject({
 });
 
 /** The file as written (snake_case). */
-export type ProxyConfigFile = z.infer<typeof PROXY_CONFIG>;
+type ProxyConfigFile = z.infer<typeof PROXY_CONFIG>;
 
 /**
  * Limits and recovery settings for one model, in the library's spelling. A limit marked hard in the

@@ -164,6 +164,44 @@ describe('the library alone (npm install --omit=optional)', () => {
     figures.rootImportMs = times;
   }, 60_000);
 
+  it('type-checks every subpath with skipLibCheck false, the SDK adapters aside (their SDK is what they wrap)', async () => {
+    const wraps = new Set(['./ai-sdk', './openai', './anthropic', './package.json']);
+    const subpaths = Object.keys(MANIFEST.exports as Record<string, unknown>).filter(
+      (path) => !wraps.has(path),
+    );
+    const imports = subpaths.map(
+      (path, index) =>
+        `import type * as part${index} from '${path === '.' ? 'spillway' : `spillway/${path.slice(2)}`}';`,
+    );
+    const uses = subpaths.map((_, index) => `typeof part${index}`).join(', ');
+    writeFileSync(join(lean, 'types.ts'), `${imports.join('\n')}\nexport type Parts = [${uses}];\n`);
+    writeFileSync(
+      join(lean, 'tsconfig.types.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          typeRoots: [join(REPO, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files: ['types.ts'],
+      }),
+    );
+    const checked = await node(
+      [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.types.json'],
+      lean,
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => String(error.stdout),
+    );
+    expect(checked).toBe('');
+    expect(subpaths.length).toBeGreaterThanOrEqual(10);
+  }, 120_000);
+
   it('fails with missing_dependency naming the package when an optional part is used', async () => {
     expect(
       await failureOf(
