@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Three suites. `npm test` runs `unit`: the unit tests and the integration tests that run in-process
  * over loopback (a proxy, an emulator, an SDK client), a few minutes on two cores. `npm run
  * test:e2e` runs `e2e`: everything that spawns the CLI or a terminal, installs the packed package,
- * kills processes or floods a server, and the longest property tests. `npm run test:clients` runs `clients`: real agent CLIs from the
+ * kills processes or floods a server, the longest property tests and the catalog's ReDoS proofs. `npm run test:clients` runs `clients`: real agent CLIs from the
  * npm registry. `.ci/run` runs all three.
  */
 
@@ -14,11 +14,13 @@ import { defineConfig } from 'vitest/config';
  */
 const E2E = [
   'src/core/manager/fit.property.test.ts',
+  'src/core/overflow/catalog/catalog-redos.test.ts',
   'test/e2e/chat-print.test.ts',
   'test/e2e/chat-terminal*.test.ts',
   'test/e2e/cli-*.test.ts',
   'test/e2e/demo-cli.test.ts',
   'test/e2e/demo-report-render.test.ts',
+  'test/e2e/emulator-bad-input.test.ts',
   'test/e2e/emulator-cli.test.ts',
   'test/e2e/hostile-*.test.ts',
   'test/e2e/limits-cli.test.ts',
