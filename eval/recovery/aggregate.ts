@@ -200,7 +200,7 @@ export function spillwayClaims(spillway: StrategyFigures, comparisons: readonly 
   );
   const overCutting = Object.entries(spillway.by_scenario)
     .filter(([, figures]) => figures.cuts_per_send > 0.2)
-    .map(([scenario, figures]) => `${scenario}: ${figures.cuts_per_send}`);
+    .map(([scenario, figures]) => `${scenario}: ${round(figures.cuts_per_send, 2)} cuts per send`);
   const notCompleted = Object.entries(spillway.by_scenario)
     .filter(([, figures]) => !figures.completed)
     .map(([scenario]) => scenario);
