@@ -128,6 +128,9 @@ describe('ContextWindowManager.fit: the prune marker names what went out of sigh
     const marker = contentText(result.request.messages[2]?.content ?? '');
     const listed = /Names seen only there: ([^;\]]*)/.exec(marker)?.[1]?.split(', ') ?? [];
     expect(listed).toContain('fn0_1');
+    // What the turns read is named once, in the list before the names.
+    expect(marker).toContain('They read src/module0/file0.ts');
+    expect(listed).not.toContain('src/module0/file0.ts');
     const kept = result.request.messages.slice(3).map((message) => contentText(message.content));
     for (const name of listed) for (const text of kept) expect(text).not.toContain(name);
   });

@@ -14,7 +14,7 @@ import {
   namesOnlyIn,
   type RenderMemo,
 } from '../compress/index.js';
-import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
+import { cutTarget, ledgerText, type MarkerOptions, shortenNewest } from '../cut/index.js';
 import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { type ChatRequest, type Message, splitTurns, type UserMessage } from '../transcript/index.js';
 import type { CutReport } from './fit-result.js';
@@ -295,8 +295,12 @@ function dropTurns(
     offset,
     limit: context.budget,
     ledger: (dropped) => ledgerEntries(request.messages.slice(start, start + dropped)),
-    names: (dropped, kept) =>
-      namesOnlyIn({ cut: request.messages.slice(start, start + dropped), kept, maxChars: namesChars }),
+    // Names the marker's list of what the turns read and ran already carries are not listed again.
+    names: (dropped, kept) => {
+      const cut = request.messages.slice(start, start + dropped);
+      const ledger: Message = { role: 'user', content: ledgerText(ledgerEntries(cut)) };
+      return namesOnlyIn({ cut, kept: [...kept, ledger], maxChars: namesChars });
+    },
     namesChars,
   });
   if (result.droppedTurns === 0) return undefined;
