@@ -160,7 +160,7 @@ export async function evalKept({
       {
         name: SPILLWAY,
         keeps:
-          'ConversationDriver with its defaults (what users get): outputs in use kept, cuts sticky and deep enough for 5 turns',
+          'ConversationDriver with its defaults (what users get): outputs in use kept, cuts sticky and deep enough for 5 turns, the names of dropped turns listed in their marker',
       },
       ...KEPT_RUNWAYS.map((runway) => ({
         name: runwayName(runway),

@@ -24,6 +24,7 @@ export {
   parseCompressionState,
 } from './compression-state.js';
 export { entrySource } from './content-hash.js';
+export { type NamesOnlyInOptions, namesOnlyIn } from './cut-names.js';
 export {
   type ElideToolResultsOptions,
   type ElideToolResultsResult,

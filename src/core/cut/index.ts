@@ -15,6 +15,7 @@ export {
   ledgerText,
   MAX_LEDGER_CHARS,
   type MarkerOptions,
+  namesText,
   shortenedMarker,
 } from './markers.js';
 export {

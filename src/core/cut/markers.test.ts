@@ -24,6 +24,27 @@ describe('droppedTurnsMarker', () => {
     );
   });
 
+  it('lists the names seen only in the dropped turns after what they read and ran', () => {
+    const text = droppedTurnsMarker(
+      {
+        recallId: 3,
+        dropped: 4,
+        turns: 2,
+        entries: [{ kind: 'read', text: 'src/a.py' }],
+        names: ['_cstack', 'separable.py'],
+      },
+      { recall: false },
+    );
+    expect(text).toBe(
+      '[pruned #3: 4 earlier messages (2 turns) left out to fit the window. They read src/a.py. Names seen only there: _cstack, separable.py; read or run again what you need]',
+    );
+    expect(
+      droppedTurnsMarker({ recallId: 3, dropped: 4, turns: 2, names: ['_cstack'] }, { recall: true }),
+    ).toBe(
+      '[pruned #3: 4 earlier messages (2 turns) left out to fit the window. Names seen only there: _cstack; recall #3 brings them back]',
+    );
+  });
+
   it('keeps the newest entries when they are too many, and says how many earlier ones it left out', () => {
     const entries = Array.from({ length: 200 }, (_, index) => ({
       kind: 'read' as const,

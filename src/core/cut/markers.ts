@@ -33,9 +33,18 @@ export function ledgerText(entries: readonly LedgerEntry[]): string {
   return '';
 }
 
+/** The words before the names a cut took out of sight. */
+const NAMES_PREFIX = 'Names seen only there: ';
+
+/** `Names seen only there: a, b.`, or nothing without names. */
+export function namesText(names: readonly string[]): string {
+  return names.length === 0 ? '' : `${NAMES_PREFIX}${names.join(', ')}.`;
+}
+
 /**
- * The marker where whole turns were dropped: how many, what they read and ran (`entries`), and how
- * to get it back (read or run again; `recall` where the tool is offered).
+ * The marker where whole turns were dropped: how many, what they read and ran (`entries`), the names
+ * seen only in them (`names`), and how to get it back (read or run again; `recall` where the tool is
+ * offered).
  */
 export function droppedTurnsMarker(
   {
@@ -43,18 +52,25 @@ export function droppedTurnsMarker(
     dropped,
     turns,
     entries = [],
-  }: { recallId: number; dropped: number; turns: number; entries?: readonly LedgerEntry[] },
+    names = [],
+  }: {
+    recallId: number;
+    dropped: number;
+    turns: number;
+    entries?: readonly LedgerEntry[];
+    names?: readonly string[];
+  },
   { recall }: MarkerOptions,
 ): string {
   const what = dropped === 1 ? '1 earlier message' : `${formatCount(dropped)} earlier messages`;
   const whole = turns === 1 ? '1 turn' : `${formatCount(turns)} turns`;
-  const ledger = ledgerText(entries);
+  const said = [ledgerText(entries), namesText(names)].filter((text) => text !== '').join(' ');
   const back = recall
     ? `; recall #${recallId} brings them back`
-    : ledger === ''
+    : said === ''
       ? ''
       : '; read or run again what you need';
-  return `[pruned #${recallId}: ${what} (${whole}) left out to fit the window${ledger === '' ? '' : `. ${ledger.slice(0, -1)}`}${back}]`;
+  return `[pruned #${recallId}: ${what} (${whole}) left out to fit the window${said === '' ? '' : `. ${said.slice(0, -1)}`}${back}]`;
 }
 
 /** The marker inside a shortened tool result, between its kept start and end. */

@@ -113,6 +113,29 @@ describe('ContextWindowManager.fit, step 6: pruning leaves a recallable marker',
   });
 });
 
+describe('ContextWindowManager.fit: the prune marker names what went out of sight', () => {
+  it('lists names seen only in the dropped turns, none of the kept ones, and still fits', () => {
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      exact: charCounter,
+      contextLength: 6_000,
+      compress: false,
+    });
+    const messages = codingSession({ turns: 10, lines: 40 });
+    const result = manager.fit(request(messages));
+    expect(result.pruned).toBe(true);
+    expect(result.estimate).toBeLessThanOrEqual(result.budget);
+    const marker = contentText(result.request.messages[2]?.content ?? '');
+    const listed = /Names seen only there: ([^;\]]*)/.exec(marker)?.[1]?.split(', ') ?? [];
+    expect(listed).toContain('fn0_1');
+    // What the turns read is named once, in the list before the names.
+    expect(marker).toContain('They read src/module0/file0.ts');
+    expect(listed).not.toContain('src/module0/file0.ts');
+    const kept = result.request.messages.slice(3).map((message) => contentText(message.content));
+    for (const name of listed) for (const text of kept) expect(text).not.toContain(name);
+  });
+});
+
 describe('ContextWindowManager.fit keeps compaction summaries when it prunes', () => {
   it('drops the oldest real turns and keeps the summary after the head, the marker after it', () => {
     const manager = new ContextWindowManager({

@@ -11,9 +11,10 @@ import {
   type CompressionState,
   elideToolResults,
   ledgerEntries,
+  namesOnlyIn,
   type RenderMemo,
 } from '../compress/index.js';
-import { cutTarget, type MarkerOptions, shortenNewest } from '../cut/index.js';
+import { cutTarget, ledgerText, type MarkerOptions, shortenNewest } from '../cut/index.js';
 import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { type ChatRequest, type Message, splitTurns, type UserMessage } from '../transcript/index.js';
 import type { CutReport } from './fit-result.js';
@@ -70,6 +71,19 @@ export type FitOutcome =
  * next step than dropping the oldest turns (`npm run eval -- kept`).
  */
 const PROTECT_NEWEST_SHARE = 0.4;
+
+/**
+ * Share of the budget the names a drop takes out of sight may fill in its marker: on the tuning
+ * trajectories of `npm run eval -- kept`, recall rose with it up to about this share and no further.
+ */
+const MARKER_NAMES_SHARE = 0.15;
+/** Characters per token of a list of names, on the low side (o200k: about 4 for identifiers). */
+const NAMES_CHARS_PER_TOKEN = 3;
+
+/** Characters of names a drop's marker may list, for a budget. */
+function markerNamesChars(budget: number): number {
+  return Math.floor(budget * MARKER_NAMES_SHARE * NAMES_CHARS_PER_TOKEN);
+}
 
 const NO_CUT: CutReport = { kind: 'none', freed: 0, droppedTurns: 0, elided: 0, shortened: 0 };
 
@@ -263,6 +277,7 @@ function dropTurns(
 ): Candidate | undefined {
   const { request, calibration, cache } = context;
   const cut = view.cut;
+  const namesChars = markerNamesChars(context.budget);
   // With a cut in force, its marker is the first turn after the head and goes with the next cut.
   const offset = cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
   const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
@@ -280,6 +295,13 @@ function dropTurns(
     offset,
     limit: context.budget,
     ledger: (dropped) => ledgerEntries(request.messages.slice(start, start + dropped)),
+    // Names the marker's list of what the turns read and ran already carries are not listed again.
+    names: (dropped, kept) => {
+      const cut = request.messages.slice(start, start + dropped);
+      const ledger: Message = { role: 'user', content: ledgerText(ledgerEntries(cut)) };
+      return namesOnlyIn({ cut, kept: [...kept, ledger], maxChars: namesChars });
+    },
+    namesChars,
   });
   if (result.droppedTurns === 0) return undefined;
   const droppedMessages = result.droppedIndices.length + offset.messages;
@@ -289,7 +311,8 @@ function dropTurns(
     end,
     messages: droppedMessages,
     turns: result.droppedTurns + offset.turns,
-    markerText: result.state.pruned?.text,
+    // Without a marker (not even the bare one fitted) there is no cut to keep: the next send cuts anew.
+    markerText: result.marker ? result.state.pruned?.text : undefined,
   });
   return {
     kind: 'drop',

@@ -19,13 +19,24 @@ import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
  */
 export function pruneMarker(
   state: CompressionState,
-  { dropped, turns, entries = [] }: { dropped: number; turns: number; entries?: readonly LedgerEntry[] },
+  {
+    dropped,
+    turns,
+    entries = [],
+    names = [],
+  }: {
+    dropped: number;
+    turns: number;
+    entries?: readonly LedgerEntry[];
+    /** Names seen only in the dropped turns. */
+    names?: readonly string[];
+  },
   markerOptions: MarkerOptions,
 ): { state: CompressionState; text: string; recallId: number } {
   if (state.pruned?.dropped === dropped)
     return { state, text: state.pruned.text, recallId: state.pruned.recallId };
   const recallId = state.nextRecallId;
-  const text = droppedTurnsMarker({ recallId, dropped, turns, entries }, markerOptions);
+  const text = droppedTurnsMarker({ recallId, dropped, turns, entries, names }, markerOptions);
   return {
     state: { ...state, nextRecallId: recallId + 1, pruned: { recallId, dropped, text } },
     text,

@@ -3,16 +3,19 @@
  * Step 6 of `fit`: whole turns pruned, with a recallable marker where they were.
  */
 import type { CompressionState, LedgerEntry } from '../compress/index.js';
-import { droppedTurnsMarker, MAX_LEDGER_CHARS, type MarkerOptions } from '../cut/index.js';
+import { droppedTurnsMarker, MAX_LEDGER_CHARS, type MarkerOptions, namesText } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
 import { type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker } from './placeholders.js';
 
-/** Text as long as the longest list of what dropped turns read and ran, dense as paths are. */
-const LEDGER_FILLER = 'src/pkg/mod_a.py, '
-  .repeat(Math.ceil(MAX_LEDGER_CHARS / 18))
-  .slice(0, MAX_LEDGER_CHARS);
+/** Text of `chars` characters, dense as a list of paths and names is. */
+function filler(chars: number): string {
+  return 'src/pkg/mod_a.py, '.repeat(Math.ceil(chars / 18)).slice(0, chars);
+}
+
+/** Text as long as the longest list of what dropped turns read and ran. */
+const LEDGER_FILLER = filler(MAX_LEDGER_CHARS);
 
 /** Placeholders that stand for compacted or truncated history (what recovery and `compact` write). */
 const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
@@ -46,6 +49,41 @@ function isSummary(message: Message | undefined): boolean {
 }
 
 /**
+ * The richest marker for a drop that `fits`: with its list of what the turns read and ran and the
+ * names seen only there, then with fewer names, then without either; undefined when not even the
+ * bare marker fits. The stored marker of the same drop is reused as it is (the same bytes).
+ */
+function richestMarker({
+  state,
+  dropped,
+  turns,
+  entries,
+  names,
+  markerOptions,
+  fits,
+}: {
+  state: CompressionState;
+  dropped: number;
+  turns: number;
+  entries: () => LedgerEntry[];
+  names: () => string[];
+  markerOptions: MarkerOptions;
+  fits: (text: string) => boolean;
+}): ReturnType<typeof pruneMarker> | undefined {
+  if (state.pruned?.dropped === dropped) return pruneMarker(state, { dropped, turns }, markerOptions);
+  const listed = entries();
+  let named = names();
+  for (;;) {
+    const marker = pruneMarker(state, { dropped, turns, entries: listed, names: named }, markerOptions);
+    if (fits(marker.text)) return marker;
+    if (named.length === 0) break;
+    named = named.slice(0, Math.floor(named.length / 2));
+  }
+  const bare = pruneMarker(state, { dropped, turns }, markerOptions);
+  return fits(bare.text) ? bare : undefined;
+}
+
+/**
  * Prunes whole turns and puts a marker after the head (`[pruned #12: 14 earlier messages (7 turns)
  * left out…]`), counted in the estimate; without the marker when only its few tokens stand between
  * the floor and the budget. Returns the compression state with the marker's recall id taken.
@@ -63,6 +101,8 @@ export function pruneWithMarker({
   offset = { messages: 0, turns: 0 },
   limit,
   ledger,
+  names,
+  namesChars = 0,
 }: {
   messages: Message[];
   segmentation: Segmentation;
@@ -80,6 +120,12 @@ export function pruneWithMarker({
   limit?: number;
   /** What the first `dropped` messages after the head read and ran, for the marker to name. */
   ledger?: (dropped: number) => LedgerEntry[];
+  /**
+   * The names seen only in the first `dropped` messages after the head and not in `kept` (what the
+   * request still carries), at most `namesChars` characters, for the marker to list.
+   */
+  names?: (dropped: number, kept: readonly Message[]) => string[];
+  namesChars?: number;
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
   segmentation = keepSummariesWithHead(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
@@ -98,31 +144,39 @@ export function pruneWithMarker({
     content: `${droppedTurnsMarker(
       { recallId: 99_999_999, dropped: 99_999_999, turns: 99_999_999 },
       markerOptions,
-    )} ${LEDGER_FILLER}; read or run again what you need`,
+    )} ${LEDGER_FILLER} ${namesText(['x'])}${filler(namesChars)}; read or run again what you need`,
   }).total;
   // The marker is there whenever turns are dropped, so the cut it stands for is the same on the
-  // next send; only when its own tokens are all that stand between the floor and the budget does
-  // the cut go without it (what is left then is the head and the newest turn alone).
+  // next send. The cut is planned with the longest marker there can be; when the head and the
+  // newest turn leave less room than that under the limit, the marker names less (fewer names,
+  // then no list), and only when even the bare marker does not fit does the cut go without it.
   const result = prune(markerRaw);
   if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
   const limitRaw = Math.floor((limit ?? budget) / scalarFactor(calibration));
-  if (result.estimate > limitRaw && result.estimate - markerRaw <= limitRaw)
-    return {
-      ...result,
-      estimate: result.estimate - markerRaw,
-      fits: true,
-      state,
-      head: segmentation.head.end,
-    };
+  const rest = result.estimate - markerRaw;
   const dropped = result.droppedIndices.length + offset.messages;
-  const marker = pruneMarker(
+  const turns = result.droppedTurns + offset.turns;
+  const rawOf = (text: string) => cache.message({ role: 'user', content: text }).total;
+  // Over the limit even without a marker, the newest turn is shortened next: the marker then lists
+  // no names, so that they do not take room from the output the model is about to act on.
+  const over = rest > limitRaw;
+  const marker = richestMarker({
     state,
-    { dropped, turns: result.droppedTurns + offset.turns, entries: ledger?.(dropped) ?? [] },
+    dropped,
+    turns,
+    entries: () => ledger?.(dropped) ?? [],
+    names: () => (over ? [] : (names?.(dropped, result.messages) ?? [])),
     markerOptions,
-  );
+    fits: (text) => over || rawOf(text) <= limitRaw - rest,
+  });
+  if (marker === undefined)
+    return { ...result, estimate: rest, fits: true, state, head: segmentation.head.end };
   const head = segmentation.head.end;
+  const estimate = rest + rawOf(marker.text);
   return {
     ...result,
+    estimate,
+    fits: estimate <= limitRaw,
     messages: [
       ...result.messages.slice(0, head),
       markerMessage(markers, marker.text),
