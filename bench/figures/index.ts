@@ -41,7 +41,7 @@ import { type ExactCountersResult, exactCountersTable } from './exact-counters.j
 import { clientsHeadline, type HeadlineClients } from './headline.js';
 import { type HostileResult, hostileSummary, hostileTable } from './hostile.js';
 import { type InstallResult, installTable } from './install.js';
-import { type KeptResult, keptTables } from './kept.js';
+import { type KeptResult, keptSummary, keptTables } from './kept.js';
 import { type LimitsResult, limitsExample, limitsProbe } from './limits.js';
 import { type MemoryResult, memorySummary } from './memory.js';
 import { type PerSendResult, perSendComplexity, perSendTables } from './per-send.js';
@@ -144,6 +144,7 @@ export const FIGURES: Figure[] = [
   ),
   figure<InstallResult>('install', 'install.json', installTable),
   figure<KeptResult>('kept', 'eval-kept.json', keptTables),
+  figure<KeptResult>('kept-summary', 'eval-kept.json', keptSummary),
 ];
 
 /** What `npm run bench` / `npm run eval` print for one result: every figure drawn from it alone. */

@@ -15,6 +15,7 @@ function splitTable(result: KeptResult, split: KeptRow['split']): string {
       count(row.window),
       row.strategy,
       fixed(row.recall, 3),
+      row.contentRecall === undefined ? '' : fixed(row.contentRecall, 3),
       `${count(row.stepsSent)}/${count(row.steps)}`,
       percent(row.windowUse, 0),
       fixed(row.prefixRetention, 3),
@@ -25,6 +26,7 @@ function splitTable(result: KeptResult, split: KeptRow['split']): string {
       'window',
       'strategy',
       'needed-context recall',
+      'recall in content (markers and stubs aside)',
       'steps sent',
       'window use (median, cut steps)',
       'prefix retention',
@@ -53,7 +55,11 @@ export function keptSummary(result: KeptResult): string {
       );
       const best = baselines.reduce((a, b) => (b.recall > a.recall ? b : a));
       if (!spillway) return '';
-      return `${fixed(spillway.recall, 3)} against ${fixed(best.recall, 3)} for ${best.strategy} (prefix retention ${fixed(spillway.prefixRetention, 2)} against ${fixed(best.prefixRetention, 2)}, uncached prompt tokens per step ${count(spillway.uncachedPerStep)} against ${count(best.uncachedPerStep)})`;
+      const content =
+        spillway.contentRecall === undefined
+          ? ''
+          : ` (${fixed(spillway.contentRecall, 3)} as content, the rest as names its markers list)`;
+      return `${fixed(spillway.recall, 3)}${content} against ${fixed(best.recall, 3)} for ${best.strategy} (prefix retention ${fixed(spillway.prefixRetention, 2)} against ${fixed(best.prefixRetention, 2)}, uncached prompt tokens per step ${count(spillway.uncachedPerStep)} against ${count(best.uncachedPerStep)})`;
     };
     return `- ${count(window)} tokens: Spillway's default holds ${describe('all')}; on the held-out third ${describe('held-out')}.`;
   });

@@ -27,6 +27,8 @@ export interface KeptRow {
   trajectories: number;
   /** Mean over trajectories with needed items of their recall. */
   recall: number;
+  /** The same with markers and stubs left out of what is searched (see `RunFigures.contentRecall`). */
+  contentRecall: number;
   /** All found items over all needed items. */
   pooledRecall: number;
   needed: number;
@@ -50,6 +52,7 @@ function rowOf(strategy: string, window: number, split: KeptRow['split'], runs: 
     split,
     trajectories: runs.length,
     recall: mean(recalls),
+    contentRecall: mean(runs.flatMap((run) => (run.contentRecall === null ? [] : [run.contentRecall]))),
     pooledRecall: needed === 0 ? 0 : runs.reduce((sum, run) => sum + run.found, 0) / needed,
     needed,
     stepsSent: runs.reduce((sum, run) => sum + run.sent, 0),

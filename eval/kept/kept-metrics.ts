@@ -23,6 +23,11 @@ export interface RunFigures {
   found: number;
   /** `found / needed`, or null without needed items. */
   recall: number | null;
+  /**
+   * The same, with Spillway's markers and stubs (`[pruned #…]`, `[elided #…]`) left out of what is
+   * searched: what the request still holds as content, not as a name in a list of what went.
+   */
+  contentRecall: number | null;
   /** Median of sent prompt tokens / window over the cut steps. */
   windowUse: number | null;
   /** Mean over consecutive sends of the share of the previous request's messages the next starts with. */
@@ -30,6 +35,9 @@ export interface RunFigures {
   /** Prompt tokens per step beyond the prefix shared with the previous send (what a cache cannot serve). */
   uncachedPerStep: number;
 }
+
+/** A message that is all marker or stub: it names what was left out, it does not hold it. */
+const MARKER = /^\[(?:pruned|elided) #\d+:/;
 
 /** Whether the whole history of a step fits the window with the reply room. */
 export function historyFits(trajectory: Trajectory, step: number, window: number): boolean {
@@ -57,6 +65,7 @@ export function runFigures({
   let cutSteps = 0;
   let neededTotal = 0;
   let found = 0;
+  let foundInContent = 0;
   const uses: number[] = [];
   const retained: number[] = [];
   let uncached = 0;
@@ -71,8 +80,11 @@ export function runFigures({
     if (messages === undefined) return;
     const tokens = requestTokens(messages);
     if (cut) {
-      const text = messages.map(messageText).join('\n');
+      const texts = messages.map(messageText);
+      const text = texts.join('\n');
+      const content = texts.filter((one) => !MARKER.test(one)).join('\n');
       found += items.filter((item) => text.includes(item)).length;
+      foundInContent += items.filter((item) => content.includes(item)).length;
       uses.push(tokens / window);
     }
     const shared = previous ? commonPrefix(previous, messages) : 0;
@@ -89,6 +101,7 @@ export function runFigures({
     needed: neededTotal,
     found,
     recall: neededTotal === 0 ? null : found / neededTotal,
+    contentRecall: neededTotal === 0 ? null : foundInContent / neededTotal,
     windowUse: uses.length === 0 ? null : median(uses),
     prefixRetention:
       retained.length === 0 ? 1 : retained.reduce((sum, value) => sum + value, 0) / retained.length,
