@@ -23,7 +23,7 @@ const MODEL_SETTINGS_SHAPE = {
   context_length: LIMIT_SETTING.optional(),
   /** The model's reply cap, in tokens, given the same way. */
   output_cap: LIMIT_SETTING.optional(),
-  /** A fixed reply reserve, instead of the request's `max_tokens` (capped at a quarter of the window). */
+  /** A fixed reply reserve, instead of what a reply needs (1,024 tokens, or the request's `max_tokens` when less). */
   reserve: positive.optional(),
   /** The output cap of a summary request when recovery compacts with the upstream model. */
   summary_max_tokens: positive.optional(),
