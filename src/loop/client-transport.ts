@@ -24,10 +24,11 @@ export function clientTransport({
   onStream?: (event: StreamEvent) => void;
 }): Transport<ModelResponse> {
   return {
-    async send(request, { signal }) {
+    async send(request, { signal, classify }) {
       try {
         const response = await client.send(request, {
           ...(signal ? { signal } : {}),
+          classify,
           stream,
           ...(onStream ? { onEvent: onStream } : {}),
         });

@@ -72,21 +72,22 @@ export function createAnthropicClient({
           body,
           signal: options.signal,
           fetch: fetchImpl,
+          ...(options.classify ? { classify: options.classify } : {}),
         });
-        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response);
+        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response, options);
       };
       return withRetries(attempt, { ...retry, signal: options.signal, onRetry });
     },
   };
 }
 
-async function readJson(response: Response): Promise<ModelResponse> {
+async function readJson(response: Response, { classify }: SendOptions): Promise<ModelResponse> {
   const status = response.status;
   const body = await responseJson(response);
   if (body.type === 'error')
     throw new ProviderError(
       `the provider answered 200 with an error: ${JSON.stringify(body.error).slice(0, 300)}`,
-      { failure: 'stream_error', status, body: JSON.stringify(body) },
+      { failure: 'stream_error', status, body: JSON.stringify(body), ...(classify ? { classify } : {}) },
     );
   if (!Array.isArray(body.content))
     throw new ProviderError('the provider answered without "content"', {
@@ -115,7 +116,7 @@ type Block =
 
 async function readStream(
   response: Response,
-  { signal, onEvent }: SendOptions,
+  { signal, onEvent, classify }: SendOptions,
   timeouts: StreamTimeouts | undefined,
 ): Promise<ModelResponse> {
   const status = response.status;
@@ -132,7 +133,7 @@ async function readStream(
     if (type === 'error')
       throw new ProviderError(
         `the provider sent an error in the stream: ${JSON.stringify(data.error ?? data).slice(0, 300)}`,
-        { failure: 'stream_error', status, body: event.data },
+        { failure: 'stream_error', status, body: event.data, ...(classify ? { classify } : {}) },
       );
     if (type === 'message_start') {
       inputUsage = ((data.message as Record<string, unknown> | undefined)?.usage ?? {}) as Record<

@@ -1,5 +1,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { jsonTextDepthExcess, SpillwayError, tooDeepMessage } from '../core/index.js';
+import {
+  jsonTextDepthExcess,
+  type OverflowInfo,
+  type ProviderAnswer,
+  SpillwayError,
+  tooDeepMessage,
+} from '../core/index.js';
 import { ProviderError, safeHeaders } from './provider-error.js';
 
 /** The longest error body kept, in characters: enough for every provider's overflow message. */
@@ -60,9 +66,8 @@ export interface PostOptions {
   body: unknown;
   signal?: AbortSignal;
   fetch?: typeof fetch;
-  /** For classifying a bare 413 (see `classifyOverflow`). */
-  lastEstimate?: number;
-  window?: number;
+  /** How an error answer is classified (see `SendOptions.classify`). */
+  classify?: (answer: ProviderAnswer) => OverflowInfo;
 }
 
 /** POSTs JSON; resolves with an OK response, rejects with a {@link ProviderError} otherwise. */
@@ -72,8 +77,7 @@ export async function postJson({
   body,
   signal,
   fetch: fetchImpl = fetch,
-  lastEstimate,
-  window,
+  classify,
 }: PostOptions): Promise<Response> {
   let response: Response;
   try {
@@ -101,8 +105,7 @@ export async function postJson({
     status,
     headers: safeHeaders(response.headers),
     body: text,
-    lastEstimate,
-    window,
+    ...(classify ? { classify } : {}),
   });
 }
 

@@ -2,7 +2,7 @@
  * @module
  * The `ModelClient` interface: one provider send, streaming or not, with usage and the raw error.
  */
-import type { AssistantMessage, ChatRequest } from '../core/index.js';
+import type { AssistantMessage, ChatRequest, OverflowInfo, ProviderAnswer } from '../core/index.js';
 
 /** Token counts a provider reported for one request. */
 export interface ModelUsage {
@@ -46,6 +46,11 @@ export interface SendOptions {
   /** Stream the reply; deltas go to `onEvent`, the promise still resolves with the whole reply. */
   stream?: boolean;
   onEvent?: (event: StreamEvent) => void;
+  /**
+   * Classifies an error answer (the driver hands its own, with the caller's overflow rows); without
+   * it the catalog's classification. The `ProviderError` carries what it returns.
+   */
+  classify?: (answer: ProviderAnswer) => OverflowInfo;
 }
 
 /**

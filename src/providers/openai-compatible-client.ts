@@ -74,21 +74,22 @@ export function createOpenAICompatibleClient({
           body,
           signal: options.signal,
           fetch: fetchImpl,
+          ...(options.classify ? { classify: options.classify } : {}),
         });
-        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response);
+        return options.stream ? readStream(response, options, streamTimeouts) : readJson(response, options);
       };
       return withRetries(attempt, { ...retry, signal: options.signal, onRetry });
     },
   };
 }
 
-async function readJson(response: Response): Promise<ModelResponse> {
+async function readJson(response: Response, { classify }: SendOptions): Promise<ModelResponse> {
   const status = response.status;
   const body = await responseJson(response);
   if (body.error !== undefined) {
     throw new ProviderError(
       `the provider answered 200 with an error: ${JSON.stringify(body.error).slice(0, 300)}`,
-      { failure: 'stream_error', status, body: JSON.stringify(body) },
+      { failure: 'stream_error', status, body: JSON.stringify(body), ...(classify ? { classify } : {}) },
     );
   }
   const choice = (body.choices as Array<Record<string, unknown>> | undefined)?.[0];
@@ -121,7 +122,7 @@ interface PartialCall {
 
 async function readStream(
   response: Response,
-  { signal, onEvent }: SendOptions,
+  { signal, onEvent, classify }: SendOptions,
   timeouts: StreamTimeouts | undefined,
 ): Promise<ModelResponse> {
   const status = response.status;
@@ -143,7 +144,7 @@ async function readStream(
     if (data.error !== undefined || event.event === 'error') {
       throw new ProviderError(
         `the provider sent an error in the stream: ${JSON.stringify(data.error ?? data).slice(0, 300)}`,
-        { failure: 'stream_error', status, body: event.data },
+        { failure: 'stream_error', status, body: event.data, ...(classify ? { classify } : {}) },
       );
     }
     const chunkUsage = usageOf(data.usage);

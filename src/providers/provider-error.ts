@@ -1,4 +1,9 @@
-import { classifyOverflow, type OverflowInfo, SpillwayError } from '../core/index.js';
+import { classifyOverflow, type OverflowInfo, type ProviderAnswer, SpillwayError } from '../core/index.js';
+
+/** The catalog's classification of an answer, for a client used without a driver. */
+function catalogClassify({ status, body }: ProviderAnswer): OverflowInfo {
+  return classifyOverflow({ ...(status === undefined ? {} : { status }), body: body ?? '' });
+}
 
 /** How a send failed. */
 export type ProviderFailure =
@@ -33,9 +38,8 @@ export interface ProviderErrorDetails {
   status?: number;
   headers?: Record<string, string>;
   body?: string;
-  /** The request's estimate and window, which decide whether a bare 413 is an overflow. */
-  lastEstimate?: number;
-  window?: number;
+  /** How an error answer is classified: the sender's (see `SendOptions.classify`), else the catalog. */
+  classify?: (answer: ProviderAnswer) => OverflowInfo;
 }
 
 /**
@@ -52,11 +56,9 @@ export class ProviderError extends SpillwayError {
   constructor(message: string, details: ProviderErrorDetails, options: { cause?: unknown } = {}) {
     const overflow =
       details.failure === 'http' || details.failure === 'stream_error'
-        ? classifyOverflow({
-            status: details.status,
+        ? (details.classify ?? catalogClassify)({
+            ...(details.status === undefined ? {} : { status: details.status }),
             body: details.body ?? '',
-            lastEstimate: details.lastEstimate,
-            window: details.window,
           })
         : ({ kind: 'none', pattern: 'no-match' } satisfies OverflowInfo);
     super(details.failure === 'aborted' ? 'aborted' : 'provider_error', message, {
