@@ -258,14 +258,16 @@ export class ContentMemo<V> {
   }
 
   /**
-   * What `make` makes of each item, or what it made of an equal item before. A list holding two equal
-   * items gets two values (whatever is keyed on a message object keeps them apart). An item that
-   * cannot be remembered (see {@link walkContent}) is made every time.
+   * What `make` makes of each item, or what it made of an equal item before (then handed to `found`
+   * with the item of this list). A list holding two equal items gets two values (whatever is keyed on
+   * a message object keeps them apart). An item that cannot be remembered (see {@link walkContent})
+   * is made every time.
    */
   readList(
     items: readonly unknown[],
     { maxDepth, tooDeep }: ReadListOptions,
     make: (item: unknown, index: number) => V,
+    found?: (value: V, item: unknown) => void,
   ): V[] {
     const round = ++this.#round;
     const out: V[] = new Array(items.length);
@@ -287,7 +289,10 @@ export class ContentMemo<V> {
         previous = undefined;
         continue;
       }
-      if (entry.round !== round) entry.used = true;
+      if (entry.round !== round) {
+        entry.used = true;
+        found?.(entry.value, item);
+      }
       entry.round = round;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;

@@ -164,17 +164,14 @@ export function readItems<V>(
   maxDepth = MAX_ITEM_DEPTH,
 ): V[] {
   const tooDeep = () => invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
-  const made = new Uint8Array(items.length);
-  const reads = memo.readList(items, { maxDepth, tooDeep }, (item, index) => {
-    made[index] = 1;
-    return readCapturing(item, () => read(item, index));
-  });
+  const reads = memo.readList(
+    items,
+    { maxDepth, tooDeep },
+    (item, index) => readCapturing(item, () => read(item, index)),
+    reattach,
+  );
   const out: V[] = new Array(items.length);
-  for (let index = 0; index < items.length; index++) {
-    const found = reads[index] as ItemRead<V>;
-    if (made[index] === 0) reattach(found, items[index]);
-    out[index] = found.value;
-  }
+  for (let index = 0; index < reads.length; index++) out[index] = (reads[index] as ItemRead<V>).value;
   return out;
 }
 
