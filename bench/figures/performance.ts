@@ -50,7 +50,7 @@ export function proxyPeersTable(result: ProxyPeersResult): string {
 
 /** The request, the rounds, and what the proxy's own histogram says. */
 export function proxyPeersSetting(result: ProxyPeersResult): string {
-  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
+  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon, each run timed to its last response. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
 }
 
 /** Per checkpoint: the README's usage per send, the same-objects path, and their ratio. */
