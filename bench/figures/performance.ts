@@ -78,7 +78,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
 export function freshBodiesGrowth(result: FreshBodiesResult): string {
   const [before, last] = result.points.slice(-2);
   if (before === undefined || last === undefined) return '';
-  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthFresh)} (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends it costs ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds; ${result.clock}, the JSON parse not included.`;
+  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthFresh)} (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends it costs ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds in which the two paths take turns send by send; ${result.clock}, the JSON parse not included.`;
 }
 
 /** CPU time of each start-up beside `node -e 0`. */
