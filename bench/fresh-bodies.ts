@@ -9,9 +9,9 @@
  * and is not counted). Between sends both paths do the same untimed work, the caller's: the body
  * written and parsed (the same-objects path then drops it), so both meet the same state of memory
  * and caches, and the difference is what Spillway does with a body read anew. The cost at a
- * checkpoint is the median of the sends just before it; the two paths run one after the other in
- * each round, `rounds` times, and each figure is the median over rounds (ratios are taken within a
- * round).
+ * checkpoint is the median of the sends just before it; the two paths grow side by side in each
+ * round, send by send, taking turns going first (a change in the machine's load falls on both), for
+ * `rounds` rounds, and each figure is the median over rounds (ratios are taken within a round).
  *
  * `npx tsx bench/fresh-bodies.ts` runs it alone; `npm run bench -- fresh-bodies` as part of the suite.
  */
@@ -87,35 +87,46 @@ function callerParse(wire: Record<string, unknown>, turn: number): unknown {
   return JSON.parse(JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) }));
 }
 
-/** The tool loop's path: one array of the same message objects, grown in place. */
-function runSame(base: ChatRequest, wire: Record<string, unknown>, turns: number): Run {
-  const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
+/**
+ * Both paths over one growth, send by send: before every send the caller's body is written and
+ * parsed for each (the same-objects path then drops it), and the two take turns going first, so a
+ * change in the machine's load falls on both alike.
+ */
+function runBoth(base: ChatRequest, wire: Record<string, unknown>, turns: number): { fresh: Run; same: Run } {
+  // The tool loop's path: one array of the same message objects, grown in place.
+  const sameManager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   const messages = base.messages.slice(0, 2);
-  const costs: number[] = [];
-  for (let turn = 0; turn < turns; turn++) {
+  // The README's path: each send's body is JSON text parsed anew, converted, fitted.
+  const freshManager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
+  const same: number[] = [];
+  const fresh: number[] = [];
+  const sendSame = (turn: number) => {
     callerParse(wire, turn);
-    messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
     const request: ChatRequest = { ...base, messages: messages.slice() };
     const start = process.cpuUsage();
-    const fitted = manager.fit(request);
-    manager.observe({ promptTokens: reported(fitted) });
-    costs.push(cpuMs(start));
-  }
-  return { costs, total: costs.reduce((sum, cost) => sum + cost, 0) };
-}
-
-/** The README's path: each send's body is JSON text parsed anew, converted, fitted. */
-function runFresh(wire: Record<string, unknown>, turns: number): Run {
-  const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
-  const costs: number[] = [];
-  for (let turn = 0; turn < turns; turn++) {
+    const fitted = sameManager.fit(request);
+    sameManager.observe({ promptTokens: reported(fitted) });
+    same.push(cpuMs(start));
+  };
+  const sendFresh = (turn: number) => {
     const body = callerParse(wire, turn);
     const start = process.cpuUsage();
-    const fitted = manager.fit(fromOpenAIChat(body));
-    manager.observe({ promptTokens: reported(fitted) });
-    costs.push(cpuMs(start));
+    const fitted = freshManager.fit(fromOpenAIChat(body));
+    freshManager.observe({ promptTokens: reported(fitted) });
+    fresh.push(cpuMs(start));
+  };
+  for (let turn = 0; turn < turns; turn++) {
+    messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
+    if (turn % 2 === 0) {
+      sendSame(turn);
+      sendFresh(turn);
+    } else {
+      sendFresh(turn);
+      sendSame(turn);
+    }
   }
-  return { costs, total: costs.reduce((sum, cost) => sum + cost, 0) };
+  const total = (costs: number[]) => costs.reduce((sum, cost) => sum + cost, 0);
+  return { fresh: { costs: fresh, total: total(fresh) }, same: { costs: same, total: total(same) } };
 }
 
 const at = (run: Run, turns: number) => median(run.costs.slice(Math.max(0, turns - NEIGHBOURS), turns));
@@ -149,9 +160,7 @@ export async function benchFreshBodies({
       extra: {},
     };
     const wire = toOpenAIChat(base) as unknown as Record<string, unknown>;
-    const same = runSame(base, wire, turns);
-    const fresh = runFresh(wire, turns);
-    perRound.push({ fresh, same });
+    perRound.push(runBoth(base, wire, turns));
   }
   const points = checkpoints.map((checkpoint) => ({
     turns: checkpoint,

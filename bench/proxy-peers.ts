@@ -242,7 +242,8 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
   const settings: Required<ProxyPeersOptions> = {
     rounds: 3,
     clients: [1, 16, 64],
-    amount: 400,
+    // Over a second at the pass-through's rate: a few milliseconds of start-up hardly move a run's rate.
+    amount: 1_200,
     sequentialAmount: 150,
     timeoutSeconds: 30,
     ...options,

@@ -10,36 +10,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fakeToolResult } from '../src/emulator/index.js';
 import { median } from '../test/support/median.js';
+import { figures, load } from './http-load.js';
 import { round } from './timing.js';
-
-interface Histogram {
-  average: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-interface AutocannonResult {
-  latency: Histogram;
-  requests: Histogram & { total: number; sent: number };
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-
-type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
-
-// autocannon ships no type declarations; this is the part of its API the benchmark uses.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -175,34 +152,6 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function figures(result: AutocannonResult & { seconds: number }): PhaseFigures {
-  return {
-    requests: result.requests.total,
-    ok: result['2xx'],
-    errors: result.errors + result.timeouts + result.non2xx,
-    requestsPerSecond: round(result.requests.total / result.seconds, 1),
-    p50Ms: result.latency.p50,
-    p90Ms: result.latency.p90,
-    p99Ms: result.latency.p99,
-  };
-}
-
-/** autocannon's run, with its wall time measured here (its own `duration` is whole seconds). */
-async function load(url: string, body: string, connections: number, amount: number, timeout: number) {
-  const started = performance.now();
-  const result = await autocannon({
-    url: `${url}/v1/chat/completions`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-    body,
-    idReplacement: true,
-    connections,
-    amount,
-    timeout,
-  });
-  return { ...result, seconds: (performance.now() - started) / 1_000 };
-}
-
 /** Each figure the median over rounds. */
 function medianFigures(runs: PhaseFigures[]): PhaseFigures {
   const of = (pick: (run: PhaseFigures) => number) => round(median(runs.map(pick)), 1);
@@ -310,8 +259,8 @@ export async function benchProxy({
     const promptTokens = (await ask<{ tokens: number }>(emulator, `count:${body}`)).tokens;
 
     // Warm both paths (JIT, keep-alive sockets, the proxy's discovery of the upstream).
-    await load(upstream, body, connections, connections * 10, timeoutSeconds);
-    await load(url, body, connections, connections * 10, timeoutSeconds);
+    await load(upstream, body, { connections, amount: connections * 10, timeout: timeoutSeconds });
+    await load(url, body, { connections, amount: connections * 10, timeout: timeoutSeconds });
     // One client at a time: latency without queueing, so the difference is the proxy's own cost.
     const sequentialDirect = await sequential(upstream, body, sequentialAmount);
     const sequentialProxied = await sequential(url, body, sequentialAmount);
@@ -323,9 +272,9 @@ export async function benchProxy({
     const ids: string[] = [];
     let proxiedOk = 0;
     for (let round = 0; round < rounds; round++) {
-      directRuns.push(figures(await load(upstream, body, connections, amount, timeoutSeconds)));
+      directRuns.push(figures(await load(upstream, body, { connections, amount, timeout: timeoutSeconds })));
       const mark = (await ask<{ ids: string[] }>(emulator, 'ids')).ids.length;
-      const proxied = await load(url, body, connections, amount, timeoutSeconds);
+      const proxied = await load(url, body, { connections, amount, timeout: timeoutSeconds });
       proxiedRuns.push(figures(proxied));
       proxiedOk += proxied['2xx'];
       ids.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));

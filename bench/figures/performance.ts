@@ -50,7 +50,7 @@ export function proxyPeersTable(result: ProxyPeersResult): string {
 
 /** The request, the rounds, and what the proxy's own histogram says. */
 export function proxyPeersSetting(result: ProxyPeersResult): string {
-  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
+  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon, each run timed to its last response. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
 }
 
 /** Per checkpoint: the README's usage per send, the same-objects path, and their ratio. */
@@ -78,7 +78,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
 export function freshBodiesGrowth(result: FreshBodiesResult): string {
   const [before, last] = result.points.slice(-2);
   if (before === undefined || last === undefined) return '';
-  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthFresh)} (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends it costs ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds; ${result.clock}, the JSON parse not included.`;
+  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthFresh)} (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends it costs ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds in which the two paths take turns send by send; ${result.clock}, the JSON parse not included.`;
 }
 
 /** CPU time of each start-up beside `node -e 0`. */

@@ -64,6 +64,27 @@ describe('messages read again from a body parsed anew', () => {
     expect(JSON.stringify(toOpenAIChat(fromOpenAIChat(JSON.parse(text))))).toBe(text);
   });
 
+  it("are written back as the caller's own objects of the latest read", () => {
+    const text = body(['x', 'y']);
+    fromOpenAIChat(JSON.parse(text));
+    const parsed = JSON.parse(text);
+    const written = toOpenAIChat(fromOpenAIChat(parsed)).messages as unknown[];
+    for (const [index, message] of written.entries()) expect(message).toBe(parsed.messages[index]);
+  });
+
+  it('are found again while a prototype carries an enumerable key, and read as they are', () => {
+    const text = body(['kept through pollution']);
+    const first = fromOpenAIChat(JSON.parse(text));
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype.polluted = 'yes';
+    try {
+      const second = fromOpenAIChat(JSON.parse(text));
+      for (const [index, message] of second.messages.entries()) expect(message).toBe(first.messages[index]);
+    } finally {
+      delete prototype.polluted;
+    }
+  });
+
   it('are read per format: the same JSON is not an Anthropic message and an OpenAI one alike', () => {
     const message = { role: 'user', content: [{ type: 'text', text: 'hello there' }] };
     const openai = fromOpenAIChat({ messages: [message] }).messages[0];

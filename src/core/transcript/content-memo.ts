@@ -144,13 +144,27 @@ function sameParts(left: readonly unknown[], right: readonly unknown[]): boolean
  * position after it when every part matches, else -1. No key, no copy: the check of a predicted entry.
  */
 function matchParts(value: unknown, parts: readonly unknown[], at: number): number {
+  if (typeof value === 'string') return parts[at] === value ? at + 1 : -1;
   if (typeof value !== 'object' || value === null)
     return parts[at] === (value === undefined ? UNDEFINED : value) ? at + 1 : -1;
+  return matchContainer(value, parts, at);
+}
+
+/**
+ * {@link matchParts} for an array or object; its strings, the most of every message, are compared
+ * in the loop, without a call each.
+ */
+function matchContainer(value: object, parts: readonly unknown[], at: number): number {
   let cursor = at;
   if (Array.isArray(value)) {
     if (parts[cursor++] !== OPEN_ARRAY) return -1;
     for (let index = 0; index < value.length; index++) {
-      cursor = matchParts(value[index], parts, cursor);
+      const item: unknown = value[index];
+      if (typeof item === 'string') {
+        if (parts[cursor++] !== item) return -1;
+        continue;
+      }
+      cursor = matchParts(item, parts, cursor);
       if (cursor === -1) return -1;
     }
   } else {
@@ -158,10 +172,16 @@ function matchParts(value: unknown, parts: readonly unknown[], at: number): numb
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) return -1;
     const record = value as Record<string, unknown>;
+    // Inherited enumerable keys (a polluted prototype) are not in the parts: the item does not
+    // match here, and is walked and found by its key instead.
     for (const key in record) {
-      if (!Object.hasOwn(record, key)) continue;
       if (parts[cursor++] !== key) return -1;
-      cursor = matchParts(record[key], parts, cursor);
+      const item = record[key];
+      if (typeof item === 'string') {
+        if (parts[cursor++] !== item) return -1;
+        continue;
+      }
+      cursor = matchParts(item, parts, cursor);
       if (cursor === -1) return -1;
     }
   }
@@ -238,14 +258,16 @@ export class ContentMemo<V> {
   }
 
   /**
-   * What `make` makes of each item, or what it made of an equal item before. A list holding two equal
-   * items gets two values (whatever is keyed on a message object keeps them apart). An item that
-   * cannot be remembered (see {@link walkContent}) is made every time.
+   * What `make` makes of each item, or what it made of an equal item before (then handed to `found`
+   * with the item of this list). A list holding two equal items gets two values (whatever is keyed on
+   * a message object keeps them apart). An item that cannot be remembered (see {@link walkContent})
+   * is made every time.
    */
   readList(
     items: readonly unknown[],
     { maxDepth, tooDeep }: ReadListOptions,
     make: (item: unknown, index: number) => V,
+    found?: (value: V, item: unknown) => void,
   ): V[] {
     const round = ++this.#round;
     const out: V[] = new Array(items.length);
@@ -267,7 +289,10 @@ export class ContentMemo<V> {
         previous = undefined;
         continue;
       }
-      if (entry.round !== round) entry.used = true;
+      if (entry.round !== round) {
+        entry.used = true;
+        found?.(entry.value, item);
+      }
       entry.round = round;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;

@@ -3,20 +3,34 @@ import { ContentMemo } from './content-memo.js';
 import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
+/** Where a normalized message or tool was read from: the format and its wire object. */
+interface Original {
+  format: string;
+  value: unknown;
+}
+
 /**
  * Wire objects each normalized message or tool was read from. A message object found here is exactly
  * what the converter produced, so writing it back in the same format can emit the original bytes.
- * Keyed by identity: a copy made with spread is a new object and is written from its fields.
+ * Keyed by identity: a copy made with spread is a new object and is written from its fields. A
+ * normalized object keeps its record for a format, updated in place: what a read captured (see
+ * {@link readItems}) is the record itself, and a later read of an equal item sets its value without
+ * looking it up.
  */
-const ORIGINALS = new WeakMap<object, { format: string; value: unknown }>();
+const ORIGINALS = new WeakMap<object, Original>();
 
 export function rememberOriginal(normalized: object, format: string, value: unknown): void {
-  ORIGINALS.set(normalized, { format, value });
-  capturing?.push({ target: normalized, format, value });
+  let original = ORIGINALS.get(normalized);
+  if (original !== undefined && original.format === format) original.value = value;
+  else {
+    original = { format, value };
+    ORIGINALS.set(normalized, original);
+  }
+  capturing?.push({ original, value });
 }
 
 /** The originals a read is recording (see {@link readItems}), while it runs. */
-let capturing: Array<{ target: object; format: string; value: unknown }> | undefined;
+let capturing: Array<{ original: Original; value: unknown }> | undefined;
 
 export function originalOf(normalized: object, format: string): unknown {
   const entry = ORIGINALS.get(normalized);
@@ -100,7 +114,7 @@ export const MAX_ITEM_DEPTH = MAX_JSON_DEPTH - 2;
  */
 export interface ItemRead<V> {
   value: V;
-  originals: Array<{ target: object; format: string; at: string | number | undefined }>;
+  originals: Array<{ original: Original; at: string | number | undefined }>;
 }
 
 function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
@@ -114,25 +128,24 @@ function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
     capturing = outer;
   }
   const originals: ItemRead<V>['originals'] = [];
-  for (const { target, format, value: original } of recorded) {
+  for (const { original, value: wire } of recorded) {
     let at: string | number | undefined;
-    if (original !== item) {
-      if (Array.isArray(item)) at = item.indexOf(original);
-      else if (isRecord(item)) at = Object.keys(item).find((key) => item[key] === original);
+    if (wire !== item) {
+      if (Array.isArray(item)) at = item.indexOf(wire);
+      else if (isRecord(item)) at = Object.keys(item).find((key) => item[key] === wire);
       if (at === undefined || at === -1) continue;
     }
-    originals.push({ target, format, at });
+    originals.push({ original, at });
   }
   return { value, originals };
 }
 
+/** Points the originals an item's read captured at `item`, the caller's object of this request. */
 function reattach<V>(read: ItemRead<V>, item: unknown): void {
-  for (const { target, format, at } of read.originals) {
-    const value = at === undefined ? item : (item as Record<string | number, unknown>)[at];
-    const known = ORIGINALS.get(target);
-    // The record is the converter's own: updated in place, no allocation per message and request.
-    if (known !== undefined && known.format === format) known.value = value;
-    else ORIGINALS.set(target, { format, value });
+  const { originals } = read;
+  for (let index = 0; index < originals.length; index++) {
+    const { original, at } = originals[index] as ItemRead<V>['originals'][number];
+    original.value = at === undefined ? item : (item as Record<string | number, unknown>)[at];
   }
 }
 
@@ -151,17 +164,14 @@ export function readItems<V>(
   maxDepth = MAX_ITEM_DEPTH,
 ): V[] {
   const tooDeep = () => invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
-  const made = new Uint8Array(items.length);
-  const reads = memo.readList(items, { maxDepth, tooDeep }, (item, index) => {
-    made[index] = 1;
-    return readCapturing(item, () => read(item, index));
-  });
+  const reads = memo.readList(
+    items,
+    { maxDepth, tooDeep },
+    (item, index) => readCapturing(item, () => read(item, index)),
+    reattach,
+  );
   const out: V[] = new Array(items.length);
-  for (let index = 0; index < items.length; index++) {
-    const found = reads[index] as ItemRead<V>;
-    if (made[index] === 0) reattach(found, items[index]);
-    out[index] = found.value;
-  }
+  for (let index = 0; index < reads.length; index++) out[index] = (reads[index] as ItemRead<V>).value;
   return out;
 }
 
