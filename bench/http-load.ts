@@ -220,3 +220,34 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * The emulator side of a proxy benchmark, run in its own process: it serves the emulated vLLM,
+ * prints `listening on URL`, and answers over IPC with the prompt count of a body (`count:JSON`) or
+ * with the `user` ids of the chat requests it received (anything else), for the lost-or-duplicated
+ * check.
+ */
+export async function serveBenchEmulator({
+  model,
+  contextLength,
+}: {
+  model: string;
+  contextLength: number;
+}): Promise<void> {
+  const { countPromptTokens, startEmulator } = await import('../src/emulator/index.js');
+  const emulator = await startEmulator({ profile: 'vllm', model, contextLength });
+  process.on('message', (message: string) => {
+    if (message.startsWith('count:')) {
+      process.send?.({ tokens: countPromptTokens(JSON.parse(message.slice('count:'.length))).tokens });
+      return;
+    }
+    const ids = emulator.requests
+      .filter((record) => record.path === '/v1/chat/completions')
+      .map((record) => String((record.body as { user?: unknown } | undefined)?.user ?? ''));
+    process.send?.({ ids });
+  });
+  process.once('SIGTERM', () => {
+    void emulator.close().then(() => process.exit(0));
+  });
+  process.stdout.write(`listening on ${emulator.url}\n`);
+}

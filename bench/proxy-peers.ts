@@ -31,6 +31,7 @@ import {
   type PhaseFigures,
   processCpuMs,
   sequential,
+  serveBenchEmulator,
   spawnTsx,
   stop,
 } from './http-load.js';
@@ -140,24 +141,6 @@ export interface ProxyPeersResult {
 }
 
 /** The upstream: the vLLM emulator with a 32k window, in its own process, its request log over IPC. */
-async function serveEmulator(): Promise<void> {
-  const { countPromptTokens, startEmulator } = await import('../src/emulator/index.js');
-  const emulator = await startEmulator({ profile: 'vllm', model: PEERS_MODEL, contextLength: WINDOW });
-  process.on('message', (message: string) => {
-    if (message.startsWith('count:')) {
-      process.send?.({ tokens: countPromptTokens(JSON.parse(message.slice('count:'.length))).tokens });
-      return;
-    }
-    const ids = emulator.requests
-      .filter((record) => record.path === '/v1/chat/completions')
-      .map((record) => String((record.body as { user?: unknown } | undefined)?.user ?? ''));
-    process.send?.({ ids });
-  });
-  process.once('SIGTERM', () => {
-    void emulator.close().then(() => process.exit(0));
-  });
-  process.stdout.write(`listening on ${emulator.url}\n`);
-}
 
 async function phase(
   url: string,
@@ -332,7 +315,8 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
   }
 }
 
-if (process.env.SPILLWAY_BENCH_ROLE === 'emulator') await serveEmulator();
+if (process.env.SPILLWAY_BENCH_ROLE === 'emulator')
+  await serveBenchEmulator({ model: PEERS_MODEL, contextLength: WINDOW });
 else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const rounds = Number(process.env.ROUNDS ?? 3);
   console.log(JSON.stringify(await benchProxyPeers({ rounds }), null, 2));

@@ -7,18 +7,27 @@
  *
  * `npx tsx bench/proxy.ts` runs it alone; `npm run bench -- proxy` as part of the suite.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fakeToolResult } from '../src/emulator/index.js';
 import { median } from '../test/support/median.js';
-import { figures, load } from './http-load.js';
+import {
+  addedLatency,
+  ask,
+  figures,
+  firstLine,
+  load,
+  type PhaseFigures,
+  sequential,
+  serveBenchEmulator,
+  spawnTsx,
+  stop,
+} from './http-load.js';
 import { round } from './timing.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const MODEL = 'bench-model';
 
@@ -38,16 +47,7 @@ export interface BenchProxyOptions {
   timeoutSeconds?: number;
 }
 
-/** One measured phase. */
-export interface PhaseFigures {
-  requests: number;
-  ok: number;
-  errors: number;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-}
+export type { PhaseFigures };
 
 /** What {@link benchProxy} reports. */
 export interface ProxyBenchResult {
@@ -110,48 +110,6 @@ function conversation(turns: number): Record<string, unknown> {
   };
 }
 
-function spawnTsx(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-}
-
-function firstLine(child: ChildProcess, prefix: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const line = out.split('\n').find((candidate) => candidate.startsWith(prefix));
-      if (line) {
-        child.stdout?.off('data', onData);
-        resolve(line.slice(prefix.length).trim());
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${prefix.trim()} process exited with ${code}`)));
-  });
-}
-
-function ask<T>(child: ChildProcess, message: string): Promise<T> {
-  return new Promise((resolve) => {
-    child.once('message', (reply) => resolve(reply as T));
-    child.send(message);
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) {
-      resolve();
-      return;
-    }
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 /** Each figure the median over rounds. */
 function medianFigures(runs: PhaseFigures[]): PhaseFigures {
   const of = (pick: (run: PhaseFigures) => number) => round(median(runs.map(pick)), 1);
@@ -164,61 +122,6 @@ function medianFigures(runs: PhaseFigures[]): PhaseFigures {
     p90Ms: of((run) => run.p90Ms),
     p99Ms: of((run) => run.p99Ms),
   };
-}
-
-function percentile(sorted: number[], share: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0;
-}
-
-/**
- * One client, one request at a time, timed here to the microsecond (autocannon's latencies are whole
- * milliseconds): latency without queueing, so the difference between the two paths is the proxy's.
- */
-async function sequential(url: string, body: string, amount: number): Promise<PhaseFigures> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const samples: number[] = [];
-  let ok = 0;
-  const started = performance.now();
-  for (let index = 0; index < amount; index++) {
-    const payload = body.replace('[<id>]', `seq-${index}-${Math.random().toString(36).slice(2)}`);
-    const begin = performance.now();
-    const status = await new Promise<number>((resolve, reject) => {
-      const outgoing = httpRequest(
-        `${url}/v1/chat/completions`,
-        {
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(payload);
-    });
-    samples.push(performance.now() - begin);
-    if (status === 200) ok++;
-  }
-  const seconds = (performance.now() - started) / 1_000;
-  agent.destroy();
-  samples.sort((a, b) => a - b);
-  return {
-    requests: amount,
-    ok,
-    errors: amount - ok,
-    requestsPerSecond: round(amount / seconds, 1),
-    p50Ms: round(percentile(samples, 0.5), 3),
-    p90Ms: round(percentile(samples, 0.9), 3),
-    p99Ms: round(percentile(samples, 0.99), 3),
-  };
-}
-
-function addedMean(metrics: string): { sum: number; count: number } {
-  const sum = Number(/^spillway_proxy_added_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1] ?? 0);
-  const count = Number(/^spillway_proxy_added_latency_seconds_count (\S+)$/m.exec(metrics)?.[1] ?? 0);
-  return { sum, count };
 }
 
 /**
@@ -266,7 +169,7 @@ export async function benchProxy({
     const sequentialProxied = await sequential(url, body, sequentialAmount);
 
     // Under load: the two paths alternate, `rounds` times, so drift in the machine's load hits both.
-    const before = addedMean(await (await fetch(`${url}/metrics`)).text());
+    const before = addedLatency(await (await fetch(`${url}/metrics`)).text());
     const directRuns: PhaseFigures[] = [];
     const proxiedRuns: PhaseFigures[] = [];
     const ids: string[] = [];
@@ -279,7 +182,7 @@ export async function benchProxy({
       proxiedOk += proxied['2xx'];
       ids.push(...(await ask<{ ids: string[] }>(emulator, 'ids')).ids.slice(mark));
     }
-    const after = addedMean(await (await fetch(`${url}/metrics`)).text());
+    const after = addedLatency(await (await fetch(`${url}/metrics`)).text());
     const unique = new Set(ids);
     const direct = medianFigures(directRuns);
     const proxied = medianFigures(proxiedRuns);
@@ -325,25 +228,8 @@ export async function benchProxy({
 }
 
 /** The emulator side of the benchmark, in its own process: serves, and reports its log over IPC. */
-async function serveEmulator(): Promise<void> {
-  const { countPromptTokens, startEmulator } = await import('../src/emulator/index.js');
-  const emulator = await startEmulator({ profile: 'vllm', model: MODEL, contextLength: 32_768 });
-  process.on('message', (message: string) => {
-    if (message.startsWith('count:')) {
-      process.send?.({ tokens: countPromptTokens(JSON.parse(message.slice('count:'.length))).tokens });
-      return;
-    }
-    const ids = emulator.requests
-      .filter((record) => record.path === '/v1/chat/completions')
-      .map((record) => String((record.body as { user?: unknown } | undefined)?.user ?? ''));
-    process.send?.({ ids });
-  });
-  process.once('SIGTERM', () => {
-    void emulator.close().then(() => process.exit(0));
-  });
-  process.stdout.write(`listening on ${emulator.url}\n`);
-}
 
-if (process.env.SPILLWAY_BENCH_ROLE === 'emulator') await serveEmulator();
+if (process.env.SPILLWAY_BENCH_ROLE === 'emulator')
+  await serveBenchEmulator({ model: MODEL, contextLength: 32_768 });
 else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
   console.log(JSON.stringify(await benchProxy(), null, 2));
