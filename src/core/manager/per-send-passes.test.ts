@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileHistory as history } from '../../../test/support/read-file-history.js';
 import { type Message, requireMessages, validatePairing } from '../transcript/index.js';
 import { ContextWindowManager } from './context-window-manager.js';
 
@@ -15,25 +16,6 @@ function counted(messages: Message[]): { messages: Message[]; reads: Map<string,
       }),
   );
   return { messages: wrapped, reads };
-}
-
-function history(turns: number): Message[] {
-  const messages: Message[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Fix the failing test.' },
-  ];
-  for (let turn = 0; turn < turns; turn++) {
-    const id = `call_${turn}`;
-    messages.push(
-      {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id, name: 'read_file', arguments: `{"path":"f${turn}.ts"}` }],
-      },
-      { role: 'tool', toolCallId: id, content: `export const value${turn} = ${turn};` },
-    );
-  }
-  return messages;
 }
 
 describe('the passes a send makes over the history', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileHistory as history } from '../../../test/support/read-file-history.js';
 import { indexToolCalls } from '../compress/index.js';
 import { SpillwayError } from '../errors/index.js';
 import { requireMessages } from './require-input.js';
@@ -18,25 +19,6 @@ function watched(messages: Message[]): { messages: Message[]; read: Set<number> 
       }),
   );
   return { messages: wrapped, read };
-}
-
-function history(turns: number): Message[] {
-  const messages: Message[] = [
-    { role: 'system', content: 'You are a coding agent.' },
-    { role: 'user', content: 'Fix the failing test.' },
-  ];
-  for (let turn = 0; turn < turns; turn++) {
-    const id = `call_${turn}`;
-    messages.push(
-      {
-        role: 'assistant',
-        content: '',
-        toolCalls: [{ id, name: 'read_file', arguments: `{"path":"f${turn}.ts"}` }],
-      },
-      { role: 'tool', toolCallId: id, content: `export const value${turn} = ${turn};` },
-    );
-  }
-  return messages;
 }
 
 describe('the transcript walk of a growing history', () => {
