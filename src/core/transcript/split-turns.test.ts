@@ -43,10 +43,12 @@ describe('splitTurns', () => {
     expect(splitTurns([system, assistant('greeting'), user('task')]).head).toEqual({ start: 0, end: 3 });
   });
 
-  it('starts a turn with user messages that follow the head directly', () => {
-    expect(splitTurns([user('a'), user('b'), assistant('c')]).turns).toEqual([
-      { start: 1, end: 2 },
-      { start: 2, end: 3 },
-    ]);
+  it('keeps the user messages that open a conversation in the head, up to the first assistant message', () => {
+    // Codex opens with its environment context, then the task: neither is a turn to drop.
+    expect(splitTurns([user('<environment_context>'), user('b'), assistant('c')])).toEqual({
+      head: { start: 0, end: 2 },
+      turns: [{ start: 2, end: 3 }],
+    });
+    expect(splitTurns([user('a'), user('b')])).toEqual({ head: { start: 0, end: 2 }, turns: [] });
   });
 });

@@ -44,7 +44,7 @@ interface CallSite {
 export interface TranscriptIndex {
   /** The walked messages. */
   readonly messages: readonly Message[];
-  /** Index of the first user message (the end of the head), -1 while there is none. */
+  /** Index of the first user message, -1 while there is none (the head runs on to the first assistant message after it). */
   readonly firstUser: number;
   /** Turn of each message: -1 in the head, 0… after it (each assistant message opens a turn). */
   readonly turnOf: readonly number[];
@@ -166,10 +166,11 @@ function extend(walk: Walk, messages: readonly Message[], call: string): void {
         });
       CHECKED.add(message);
     }
+    // The head runs to the first assistant message after the first user message (as `splitTurns`).
     if (walk.firstUser === -1) {
       if (message.role === 'user') walk.firstUser = index;
-    } else if (index === walk.firstUser + 1 || message.role === 'assistant') walk.turn += 1;
-    walk.turnOf.push(walk.firstUser === -1 || index === walk.firstUser ? -1 : walk.turn);
+    } else if (message.role === 'assistant') walk.turn += 1;
+    walk.turnOf.push(walk.turn);
     if (message.role === 'assistant')
       for (const toolCall of message.toolCalls ?? []) walkCall(walk, toolCall, index);
     else if (message.role === 'tool') walkResult(walk, message.toolCallId, index);
