@@ -64,6 +64,7 @@ import {
   schemaDeferral,
   schemaFloorTable,
 } from './schemas-proxy.js';
+import { type SuitesResult, suitesTable } from './suites.js';
 import { runwayFrontierTable, type TranscriptsResult, transcriptsTable } from './transcripts.js';
 
 export { type ResultStamp, sourceLine } from './format.js';
@@ -145,6 +146,7 @@ export const FIGURES: Figure[] = [
   figure<InstallResult>('install', 'install.json', installTable),
   figure<KeptResult>('kept', 'eval-kept.json', keptTables),
   figure<KeptResult>('kept-summary', 'eval-kept.json', keptSummary),
+  figure<SuitesResult>('suites', 'suites.json', suitesTable),
 ];
 
 /** What `npm run bench` / `npm run eval` print for one result: every figure drawn from it alone. */
