@@ -39,7 +39,7 @@ export function formatContext(status: ContextStatus): string {
   const share = status.window > 0 ? Math.round((100 * status.tokens) / status.window) : 0;
   const sources = parts.schemas.sources.map((source) => `${source.source} ${formatTokens(source.tokens)}`);
   const rows: Array<[string, number]> = [
-    [`head (system prompt and first message, ${parts.head.count} messages)`, parts.head.tokens],
+    [`head (system prompt and opening messages, ${parts.head.count} messages)`, parts.head.tokens],
     [`turns (${parts.turns.count}; text and tool calls)`, parts.turns.tokens],
     [`tool outputs (${parts.toolOutputs.count})`, parts.toolOutputs.tokens],
     [

@@ -107,7 +107,8 @@ describe('spillway chat in a terminal', () => {
       await waitFor('chat', /· compacted: \d+ messages? taken out/);
       type('chat', '/context');
       text = await waitFor('chat', /tool outputs \(\d+\)/);
-      expect(text).toMatch(/head \(system prompt and first message, 2 messages\)/);
+      // The summary /compact wrote stays with the system prompt and the first message.
+      expect(text).toMatch(/head \(system prompt and opening messages, 3 messages\)/);
       expect(text).toMatch(/tool schemas \(6 tools: builtin/);
 
       type('chat', '/quit');
