@@ -11,7 +11,7 @@ import {
 
 /** Where the context goes, in estimated tokens (Spillway's estimator, uncalibrated). */
 export interface ContextBreakdown {
-  /** The system prompt and everything up to the first user message. */
+  /** The head: the system prompt and the opening messages, everything before the first assistant message. */
   head: { messages: number; tokens: number };
   /** The turns after the head, without their tool outputs. */
   turns: { count: number; tokens: number };

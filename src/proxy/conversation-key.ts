@@ -1,7 +1,7 @@
 /**
  * @module
  * Conversations as the proxy sees them: a client resends the whole history on every request, so a
- * conversation is known by a hash of its head (system prompt and first user message) and its model.
+ * conversation is known by a hash of its head (system prompt and opening user messages) and its model.
  */
 import { createHash } from 'node:crypto';
 import { type Message, splitTurns } from '../core/index.js';

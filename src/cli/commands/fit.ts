@@ -10,7 +10,7 @@ export const fitCommand: Command = {
 
 Fits a request to a context window: compresses old tool results under pressure (sticky levels,
 oldest first), then drops the oldest whole turns until the count is within window - reserve -
-3% safety, never the head (system + first user message) or the newest turn, whose tool results
+3% safety, never the head (system prompt and opening user messages) or the newest turn, whose tool results
 are shortened only when even then it does not fit. The count is the model's own tokenizer where
 its package is installed (gpt-tokenizer for OpenAI models), else the estimate; what only the
 estimate's margin calls too large is left for the provider to judge ("verdict":"uncertain"). It
