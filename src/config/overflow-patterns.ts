@@ -22,8 +22,18 @@ import {
 export const MAX_USER_REGEX_LENGTH = 1_000;
 /** The most user rows accepted. */
 export const MAX_USER_ROWS = 200;
+/**
+ * A user row as written in the config, spelled out so that a type-checker of the published types
+ * needs no zod; the schema below is typed with it, so the two cannot drift.
+ */
+export interface OverflowPatternConfig {
+  name: string;
+  kind: OverflowKind;
+  regex: string;
+}
+
 /** One user row: `{ name, kind, regex }`, nothing else (a typo in a key fails). */
-const OVERFLOW_PATTERN_ROW = z.strictObject({
+const OVERFLOW_PATTERN_ROW: z.ZodType<OverflowPatternConfig> = z.strictObject({
   name: z
     .string()
     .regex(
@@ -36,18 +46,6 @@ const OVERFLOW_PATTERN_ROW = z.strictObject({
 
 /** The `overflow_patterns` config value. */
 const OVERFLOW_PATTERNS_CONFIG = z.array(OVERFLOW_PATTERN_ROW).max(MAX_USER_ROWS);
-
-/** A user row as written in the config (its schema above checks it; the type is spelled out so that
- * a type-checker of the published types needs no zod). */
-export interface OverflowPatternConfig {
-  name: string;
-  kind: OverflowKind;
-  regex: string;
-}
-/** The schema's own type and the spelled-out one agree (a compile error here when they drift). */
-type Agrees<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const ROW_TYPE_AGREES: Agrees<z.infer<typeof OVERFLOW_PATTERN_ROW>, OverflowPatternConfig> = true;
-void ROW_TYPE_AGREES;
 
 /** Options of {@link compileOverflowPatterns}. */
 export interface CompileOverflowPatternsOptions {
