@@ -1,4 +1,5 @@
 import { requireMessages } from './require-input.js';
+import { indexTranscript } from './transcript-index.js';
 import type { Message } from './types.js';
 
 /** A half-open range of message indices, `[start, end)`. */
@@ -28,22 +29,15 @@ export interface Segmentation {
  * const newest = turns.at(-1); // never dropped
  */
 export function splitTurns(messages: readonly Message[]): Segmentation {
-  requireMessages(messages, 'splitTurns');
-  const firstUser = messages.findIndex((message) => message.role === 'user');
-  if (firstUser === -1) return { head: { start: 0, end: messages.length }, turns: [] };
-  // The head runs to the first assistant message: a client may open with several user messages (Codex
-  // sends its environment context, then the user's instructions, then the task), and all of them are
-  // the task the turns work on, never a turn to drop.
-  let headEnd = firstUser + 1;
-  while (headEnd < messages.length && messages[headEnd]?.role !== 'assistant') headEnd++;
+  if (!Array.isArray(messages)) requireMessages(messages, 'splitTurns');
+  // The walk numbers the turns (-1 in the head), checking each message once; the ranges follow it.
+  const { turnOf } = indexTranscript(messages, 'splitTurns');
+  const first = turnOf.indexOf(0);
+  const headEnd = first === -1 ? messages.length : first;
   const turns: MessageRange[] = [];
-  let start = headEnd;
-  for (let index = headEnd + 1; index < messages.length; index++) {
-    if (messages[index]?.role === 'assistant') {
-      turns.push({ start, end: index });
-      start = index;
-    }
-  }
-  if (start < messages.length) turns.push({ start, end: messages.length });
+  for (let index = headEnd; index < messages.length; index++)
+    if (index === headEnd || turnOf[index] !== turnOf[index - 1])
+      turns.push({ start: index, end: index + 1 });
+    else (turns.at(-1) as MessageRange).end = index + 1;
   return { head: { start: 0, end: headEnd }, turns };
 }

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexToolCalls } from '../compress/index.js';
-import { splitTurns } from './split-turns.js';
 import type { Message } from './types.js';
 import { validatePairing } from './validate-pairing.js';
 
@@ -9,11 +8,13 @@ import { validatePairing } from './validate-pairing.js';
 function referencePairing(
   messages: readonly Message[],
 ): Array<{ kind: string; messageIndex: number; toolCallId: string }> {
-  const { head, turns } = splitTurns(messages);
-  const turnOf = messages.map(() => -1);
-  for (let index = head.start; index < head.end; index++) turnOf[index] = -1;
-  turns.forEach((range, turn) => {
-    for (let index = range.start; index < range.end; index++) turnOf[index] = turn;
+  // Turns as the head rule says: -1 up to the first assistant message after the first user message,
+  // then each assistant message opens the next turn.
+  const firstUser = messages.findIndex((message) => message.role === 'user');
+  let turn = -1;
+  const turnOf = messages.map((message, index) => {
+    if (firstUser !== -1 && index > firstUser && message.role === 'assistant') turn += 1;
+    return turn;
   });
   const newest = turnOf.at(-1) ?? -1;
   const declared = new Map<string, number>();
