@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
+import { CONSUMER_COMPILER_OPTIONS, consumerTsc, writeTsconfig } from '../support/consumer-typescript.js';
 import { MANIFEST, packPackage, REPO } from '../support/pack-package.js';
 import { exampleEnvironment, exampleServer, readmeExamples } from '../support/readme-examples.js';
 
@@ -189,29 +190,11 @@ export const anthropic: Anthropic = withAnthropic(new Anthropic({ apiKey: 'unuse
 export const driver = new ConversationDriver({ contextLength: 32_768, model: 'gpt-4o' });
 `,
     );
-    writeFileSync(
-      join(consumer, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['consumer.ts'],
-      }),
-    );
-    const result = await node(
-      [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-      consumer,
-    ).then(
-      () => '',
-      (error: { stdout?: string }) => String(error.stdout),
-    );
-    expect(result).toBe('');
+    writeTsconfig(consumer, 'tsconfig.json', {
+      compilerOptions: { ...CONSUMER_COMPILER_OPTIONS, noEmit: true, skipLibCheck: true },
+      files: ['consumer.ts'],
+    });
+    expect(await consumerTsc(consumer, 'tsconfig.json')).toBe('');
   });
 
   it('loads no adapter and no SDK when the root is imported', async () => {
@@ -275,14 +258,7 @@ describe('the examples of the README and docs/ in a fresh project', () => {
     const directory = join(consumer, 'readme');
     mkdirSync(directory, { recursive: true });
     for (const example of examples) writeFileSync(join(directory, `${example.name}.ts`), example.code);
-    const compilerOptions = {
-      target: 'ES2022',
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      strict: true,
-      skipLibCheck: true,
-      types: ['node'],
-    };
+    const compilerOptions = { ...CONSUMER_COMPILER_OPTIONS, skipLibCheck: true };
     writeFileSync(
       join(directory, 'tsconfig.json'),
       JSON.stringify({ compilerOptions: { ...compilerOptions, noEmit: true }, include: ['*.ts'] }),
@@ -300,13 +276,7 @@ describe('the examples of the README and docs/ in a fresh project', () => {
 
   it('type-checks every example under tsc --strict against the published declarations', async () => {
     const directory = writeExamples();
-    const output = await node(
-      [join(repo, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-      directory,
-    ).then(
-      () => '',
-      (error: { stdout?: string }) => String(error.stdout),
-    );
+    const output = await consumerTsc(directory, 'tsconfig.json');
     // Errors name readme-<n>.ts: say which README block that is.
     expect(output.replace(/(readme|docs-[\w-]+?)-\d+/g, (name) => where(name))).toBe('');
   }, 120_000);

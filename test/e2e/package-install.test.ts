@@ -29,6 +29,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStamp } from '../../bench/stamp.js';
 import { startEmulator } from '../../src/emulator/index.js';
+import { CONSUMER_COMPILER_OPTIONS, consumerTsc, writeTsconfig } from '../support/consumer-typescript.js';
 import { median } from '../support/median.js';
 import { MANIFEST, type PackedPackage, packPackage, REPO } from '../support/pack-package.js';
 
@@ -175,29 +176,16 @@ describe('the library alone (npm install --omit=optional)', () => {
     );
     const uses = subpaths.map((_, index) => `typeof part${index}`).join(', ');
     writeFileSync(join(lean, 'types.ts'), `${imports.join('\n')}\nexport type Parts = [${uses}];\n`);
-    writeFileSync(
-      join(lean, 'tsconfig.types.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          typeRoots: [join(REPO, 'node_modules/@types')],
-          types: ['node'],
-        },
-        files: ['types.ts'],
-      }),
-    );
-    const checked = await node(
-      [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.types.json'],
-      lean,
-    ).then(
-      () => '',
-      (error: { stdout?: string }) => String(error.stdout),
-    );
+    writeTsconfig(lean, 'tsconfig.types.json', {
+      compilerOptions: {
+        ...CONSUMER_COMPILER_OPTIONS,
+        noEmit: true,
+        skipLibCheck: false,
+        typeRoots: [join(REPO, 'node_modules/@types')],
+      },
+      files: ['types.ts'],
+    });
+    const checked = await consumerTsc(lean, 'tsconfig.types.json');
     expect(checked).toBe('');
     expect(subpaths.length).toBeGreaterThanOrEqual(10);
   }, 120_000);
