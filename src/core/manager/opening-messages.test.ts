@@ -39,4 +39,19 @@ describe('a conversation that opens with several user messages', () => {
       expect(request.messages.filter((message) => message.content === TASK)).toHaveLength(1);
     }
   });
+
+  it('takes the marker of the cut in force out with the next cut: one marker, never two', () => {
+    const manager = new ContextWindowManager({ contextLength: 3_000, model: 'gpt-4o' });
+    let cuts = 0;
+    for (let turns = 4; turns <= 60; turns++) {
+      const { request, cut } = manager.fit({ format: 'openai', messages: codexShaped(turns), tools: [], extra: {} });
+      if (cut.kind === 'drop' || cut.kind === 'elide+drop') cuts++;
+      const markers = request.messages.filter(
+        (message) => typeof message.content === 'string' && message.content.startsWith('[pruned #'),
+      );
+      expect(markers.length).toBeLessThanOrEqual(1);
+      if (markers.length === 1) expect(request.messages.indexOf(markers[0] as Message)).toBe(3);
+    }
+    expect(cuts).toBeGreaterThan(1);
+  });
 });

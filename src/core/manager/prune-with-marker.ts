@@ -20,28 +20,44 @@ const LEDGER_FILLER = filler(MAX_LEDGER_CHARS);
 /** Placeholders that stand for compacted or truncated history (what recovery and `compact` write). */
 const SUMMARY_PLACEHOLDER = /^\[(compacted|truncated) #\d+:/;
 
+/** The marker of a prune cut (`droppedTurnsMarker`). */
+const PRUNE_MARKER = /^\[pruned #\d+:/;
+
 /**
- * The segmentation with compaction summaries that follow the head counted as head: pruning drops the
- * oldest real turns first and keeps the summary of what came before them. A summary shares its turn
- * with whatever user messages follow it (turns start at assistant messages), such as the marker of a
- * cut in force: only the summaries join the head, the rest of that turn stays a turn of its own.
- * Nothing of the newest turn joins the head.
+ * The segmentation a new cut works on. The marker of a cut in force is a turn of its own, the
+ * oldest: the next cut takes it out with the turns it drops and says so in its own marker (the head
+ * runs to the first assistant message, so without this the marker would join the head and stay,
+ * beside the new one). Compaction summaries that follow the head count as head: pruning drops the
+ * oldest real turns first and keeps the summary of what came before them. Nothing of the newest
+ * turn joins the head.
  */
 export function keepSummariesWithHead(
   segmentation: Segmentation,
   messages: readonly Message[],
 ): Segmentation {
-  const { head, turns } = segmentation;
+  const split = markerOutOfHead(segmentation, messages);
+  const { head, turns } = split;
   const newest = turns.at(-1);
   let end = head.end;
   while (newest !== undefined && end < newest.start && isSummary(messages[end])) end++;
-  if (end === head.end) return segmentation;
+  if (end === head.end) return split;
   return {
     head: { start: head.start, end },
     turns: turns.flatMap((turn) =>
       turn.end <= end ? [] : [{ start: Math.max(turn.start, end), end: turn.end }],
     ),
   };
+}
+
+/** The head ended before a prune marker in it, the marker and what follows it in the head a turn. */
+function markerOutOfHead(segmentation: Segmentation, messages: readonly Message[]): Segmentation {
+  const { head, turns } = segmentation;
+  for (let index = head.start + 1; index < head.end; index++) {
+    const message = messages[index];
+    if (message?.role === 'user' && PRUNE_MARKER.test(contentText(message.content)))
+      return { head: { start: head.start, end: index }, turns: [{ start: index, end: head.end }, ...turns] };
+  }
+  return segmentation;
 }
 
 function isSummary(message: Message | undefined): boolean {
