@@ -44,7 +44,12 @@ describe('a conversation that opens with several user messages', () => {
     const manager = new ContextWindowManager({ contextLength: 3_000, model: 'gpt-4o' });
     let cuts = 0;
     for (let turns = 4; turns <= 60; turns++) {
-      const { request, cut } = manager.fit({ format: 'openai', messages: codexShaped(turns), tools: [], extra: {} });
+      const { request, cut } = manager.fit({
+        format: 'openai',
+        messages: codexShaped(turns),
+        tools: [],
+        extra: {},
+      });
       if (cut.kind === 'drop' || cut.kind === 'elide+drop') cuts++;
       const markers = request.messages.filter(
         (message) => typeof message.content === 'string' && message.content.startsWith('[pruned #'),
