@@ -15,8 +15,12 @@ import { readTrajectories, type Split, type Trajectory } from './trajectories.js
 
 export const KEPT_WINDOWS = [4_096, 8_192, 16_384] as const;
 export const SPILLWAY = 'spillway';
-/** Other `cutRunway` settings replayed beside the default, for the trade-off between recall and cache. */
-export const KEPT_RUNWAYS = [0, 2] as const;
+/**
+ * Other `cutRunway` settings replayed beside the default, for the trade-off between recall and cache;
+ * 100 (the most the option takes) cuts as deep as the turns allow every time: the fewest cuts there
+ * can be, so the highest prefix retention a turn-atomic cut reaches.
+ */
+export const KEPT_RUNWAYS = [0, 2, 100] as const;
 const runwayName = (runway: number) => `spillway, cutRunway ${runway}`;
 
 /** One strategy at one window over one side of the split. */
@@ -167,7 +171,10 @@ export async function evalKept({
       },
       ...KEPT_RUNWAYS.map((runway) => ({
         name: runwayName(runway),
-        keeps: `the same with cuts deep enough for ${runway} turns`,
+        keeps:
+          runway === 100
+            ? 'the same with every cut as deep as the turns allow (head, marker, newest turn): the fewest cuts'
+            : `the same with cuts deep enough for ${runway} turns`,
       })),
       ...BASELINES.map((baseline) => ({ name: baseline.name, keeps: baseline.keeps })),
     ],
