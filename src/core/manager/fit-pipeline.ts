@@ -386,8 +386,28 @@ function shortenOrGiveUp(
     return planCandidate(context, floor, before, 'uncertain');
   const { candidate, counted, shortened } = shortenToFit(context, floor);
   const verdict = verdictOf(counted, context);
-  if (verdict === 'over') return { kind: 'over', count: counted, messages: candidate.messages };
-  return planCandidate(context, { ...candidate, count: counted }, before, verdict, shortened);
+  if (verdict !== 'over')
+    return planCandidate(context, { ...candidate, count: counted }, before, verdict, shortened);
+  // The marker never costs the send: planned on the estimate's upper bound it may go in where the
+  // count then says the request is over, when without it the request would not be.
+  const bare = withoutMarker(context, candidate);
+  const bareVerdict = bare ? verdictOf(bare.count, context) : 'over';
+  if (bare && bareVerdict !== 'over') return planCandidate(context, bare, before, bareVerdict, shortened);
+  return { kind: 'over', count: counted, messages: candidate.messages };
+}
+
+/**
+ * The candidate without its prune marker: the same turns left out, nothing in their place, and no
+ * cut kept for the next send (it cuts anew), as when not even the bare marker fits.
+ */
+function withoutMarker(context: FitContext, candidate: Candidate): Candidate | undefined {
+  const text = candidate.compression.pruned?.text;
+  if (candidate.pruned === undefined || text === undefined) return undefined;
+  const marker = markerMessage(context.markers, text);
+  const messages = candidate.messages.filter((message) => message !== marker);
+  if (messages.length === candidate.messages.length) return undefined;
+  const { pruned: _pruned, ...rest } = candidate;
+  return { ...rest, messages, count: count(context, messages), stickyCut: undefined };
 }
 
 /** Rounds of shortening: each plans with the count the last round was judged by. */
