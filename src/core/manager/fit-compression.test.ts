@@ -212,3 +212,32 @@ describe('ContextWindowManager.compact', () => {
     expect(scalarFactor(manager.state.calibration)).toBe(factor);
   });
 });
+
+describe('ContextWindowManager.fit: a cut planned on the count that judges it', () => {
+  it('fills the budget as the trusted counter counts, not as the higher estimate does', () => {
+    // The estimator counts 60% more than the provider; the caller's counter counts as the provider does.
+    const estimator = { name: 'test/over', count: (text: string) => Math.ceil((text.length / 4) * 1.6) };
+    const manager = new ContextWindowManager({
+      counter: estimator,
+      exact: charCounter,
+      contextLength: 8_000,
+      cutRunway: 0,
+      compress: false,
+    });
+    const messages = codingSession({ turns: 40, lines: 60 });
+    const fitted = manager.fit(request(messages));
+    expect(fitted.cut.kind).toBe('drop');
+    expect(fitted.countSource).toBe('exact');
+    // The turn before the oldest one kept would not have fitted as well: no room for it was left empty.
+    const firstKept = fitted.request.messages.findIndex(
+      (message, index) => index > 2 && message.role === 'assistant',
+    );
+    const original = messages.indexOf(fitted.request.messages[firstKept] as Message);
+    const turnBefore = messages.slice(original - 2, original);
+    const turnTokens = turnBefore.reduce(
+      (sum, message) => sum + charCounter.count(contentText(message.content)),
+      0,
+    );
+    expect(fitted.estimate + turnTokens).toBeGreaterThan(fitted.budget);
+  });
+});

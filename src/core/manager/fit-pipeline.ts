@@ -36,6 +36,8 @@ export interface FitContext extends CountContext, FitBudgets {
   request: ChatRequest;
   /** Raw tokens of the tool schemas and the request overhead. */
   fixedRaw: number;
+  /** What new cuts are planned with (see {@link CutMeasure}). */
+  planning: CutMeasure;
   compression: CompressionState;
   cut: StickyCut | undefined;
   memo: RenderMemo;
@@ -46,6 +48,20 @@ export interface FitContext extends CountContext, FitBudgets {
   runway: number | undefined;
   /** Whether old tool results may be elided (the `compress` option). */
   elide: boolean;
+}
+
+/**
+ * The measure a new cut is planned with: the counter trusted to count as the provider does, where
+ * there is one (its tokens as they are, its spread as the margin), else the estimate with the
+ * calibration's upper factor. A plan on the trusted count fills the budget as that count will judge
+ * it; a plan on the estimate's upper bound leaves the estimate's margin empty.
+ */
+export interface CutMeasure {
+  cache: EstimateCache;
+  /** Real tokens per planned token, at most. */
+  factor: number;
+  /** Planned tokens of the tool schemas and the request overhead. */
+  fixedRaw: number;
 }
 
 /** What the pipeline decided. */
@@ -235,9 +251,9 @@ function cutCandidates(
       messages: view.unrendered,
       state: context.compression,
       target,
-      estimateOf: (message) => context.cache.message(message).total,
-      fixed: context.fixedRaw,
-      factor: scalarFactor(context.calibration),
+      estimateOf: (message) => context.planning.cache.message(message).total,
+      fixed: context.planning.fixedRaw,
+      factor: context.planning.factor,
       memo: context.memo,
       recall: context.markerOptions.recall,
       protect: Math.floor(context.budget * PROTECT_NEWEST_SHARE),
@@ -285,10 +301,10 @@ function dropTurns(
   const result = pruneWithMarker({
     messages,
     segmentation: splitTurns(messages),
-    cache,
-    fixedRaw: context.fixedRaw,
+    cache: context.planning.cache,
+    fixedRaw: context.planning.fixedRaw,
     budget: target,
-    calibration,
+    factor: context.planning.factor,
     state: context.compression,
     markers: context.markers,
     markerOptions: context.markerOptions,

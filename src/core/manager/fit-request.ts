@@ -5,7 +5,7 @@
  * (`finish-fit.ts`) and remembered as sent.
  */
 import type { Budget } from '../budget/index.js';
-import { type EstimateCache, REQUEST_OVERHEAD, restartCalibration } from '../tokens/index.js';
+import { type EstimateCache, REQUEST_OVERHEAD, restartCalibration, scalarFactor } from '../tokens/index.js';
 import { assertPairing, type ChatRequest, requireChatRequest } from '../transcript/index.js';
 import { trustedCounter } from './counter-trust.js';
 import { fitResult, fittedRequest, truncatedError } from './finish-fit.js';
@@ -64,11 +64,19 @@ function fitContext(
   limits: Budget,
 ): FitContext {
   const trusted = trustedCounter(core.counters, core.calibration);
+  const fixedRaw = cache.tools(request.tools).total + REQUEST_OVERHEAD;
   return {
     request,
     budget: limits.budget,
     counted: limits.counted,
-    fixedRaw: cache.tools(request.tools).total + REQUEST_OVERHEAD,
+    fixedRaw,
+    planning: trusted
+      ? {
+          cache: trusted.cache,
+          factor: 1 + trusted.spread,
+          fixedRaw: trusted.cache.tools(request.tools).total + REQUEST_OVERHEAD,
+        }
+      : { cache, factor: scalarFactor(core.calibration), fixedRaw },
     cache,
     ...(trusted ? { exact: trusted } : {}),
     calibration: core.calibration,

@@ -5,7 +5,7 @@
 import type { CompressionState, LedgerEntry } from '../compress/index.js';
 import { droppedTurnsMarker, MAX_LEDGER_CHARS, type MarkerOptions, namesText } from '../cut/index.js';
 import { type PruneResult, pruneTurns } from '../prune/index.js';
-import { type Calibration, type EstimateCache, scalarFactor } from '../tokens/index.js';
+import type { EstimateCache } from '../tokens/index.js';
 import { contentText, type Message, type Segmentation, type UserMessage } from '../transcript/index.js';
 import { markerMessage, pruneMarker } from './placeholders.js';
 
@@ -110,7 +110,7 @@ export function pruneWithMarker({
   cache,
   fixedRaw,
   budget,
-  calibration,
+  factor,
   state,
   markers,
   markerOptions,
@@ -125,7 +125,8 @@ export function pruneWithMarker({
   cache: EstimateCache;
   fixedRaw: number;
   budget: number;
-  calibration: Calibration;
+  /** Real tokens per token of `cache`, at most: the plan's arithmetic is in `cache`'s tokens. */
+  factor: number;
   state: CompressionState;
   markers: Map<string, UserMessage>;
   /** Whether the marker may mention `recall` (only where a recall tool is offered). */
@@ -152,7 +153,7 @@ export function pruneWithMarker({
       segmentation,
       estimateOf: (message) => cache.message(message).total,
       fixed: fixedRaw + extra,
-      budget: Math.floor(budget / scalarFactor(calibration)),
+      budget: Math.floor(budget / factor),
     });
   // The longest marker there can be, so the estimate holds whatever the counts come to.
   const markerRaw = cache.message({
@@ -168,7 +169,7 @@ export function pruneWithMarker({
   // then no list), and only when even the bare marker does not fit does the cut go without it.
   const result = prune(markerRaw);
   if (result.droppedTurns === 0) return { ...result, state, head: segmentation.head.end };
-  const limitRaw = Math.floor((limit ?? budget) / scalarFactor(calibration));
+  const limitRaw = Math.floor((limit ?? budget) / factor);
   const rest = result.estimate - markerRaw;
   const dropped = result.droppedIndices.length + offset.messages;
   const turns = result.droppedTurns + offset.turns;
