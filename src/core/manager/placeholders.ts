@@ -74,6 +74,8 @@ function labelOf(call: ToolCall | undefined, toolCallId: string): string {
 interface CompressedResult {
   index: number;
   entry: CompressionEntry;
+  /** The entry's recall id, as a span names it. */
+  id: string;
   label: string;
 }
 
@@ -81,6 +83,24 @@ interface CompressedResult {
 interface CompressedResults {
   state: CompressionState;
   found: CompressedResult[];
+}
+
+/**
+ * Entries objects found to hold an entry: listing the keys of hundreds cost more than a send's other
+ * passes together. Only a yes is kept (a no is cheap to find again), and a yes that no longer holds
+ * only costs a search that finds nothing.
+ */
+const HAS_ENTRIES = new WeakSet<object>();
+
+/** Whether `state` may have an entry. */
+function hasEntries(state: CompressionState): boolean {
+  if (HAS_ENTRIES.has(state.entries)) return true;
+  for (const key in state.entries)
+    if (Object.hasOwn(state.entries, key)) {
+      HAS_ENTRIES.add(state.entries);
+      return true;
+    }
+  return false;
 }
 
 /** The key the results are kept under with the list's walk. */
@@ -107,7 +127,12 @@ function compressedResults(messages: readonly Message[], state: CompressionState
       const declaration = calls.get(message.toolCallId);
       // A call declared after its result (or not at all) may be declared by what comes next.
       if (declaration === undefined || declaration.index > index) complete = false;
-      found.push({ index, entry, label: labelOf(declaration?.call, message.toolCallId) });
+      found.push({
+        index,
+        entry,
+        id: String(entry.recallId),
+        label: labelOf(declaration?.call, message.toolCallId),
+      });
     }
     made = found;
     return complete ? { state, found } : undefined;
@@ -133,15 +158,10 @@ export function recallSpans({
   pruned?: { recallId: number; messages: Message[] };
 }): RecallSpan[] {
   const spans: RecallSpan[] = [];
-  const compressed = Object.keys(state.entries).length > 0;
-  for (const { index, entry, label } of compressed ? compressedResults(messages, state) : []) {
-    if (!kept(index)) continue;
-    spans.push({
-      id: String(entry.recallId),
-      kind: entry.level,
-      label,
-      messages: [messages[index] as Message],
-    });
+  const found = hasEntries(state) ? compressedResults(messages, state) : [];
+  for (let at = 0; at < found.length; at++) {
+    const { index, entry, id, label } = found[at] as CompressedResult;
+    if (kept(index)) spans.push({ id, kind: entry.level, label, messages: [messages[index] as Message] });
   }
   if (pruned)
     spans.push({
