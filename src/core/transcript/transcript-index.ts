@@ -225,10 +225,10 @@ export interface Derived<T> {
  * A value derived from `messages`, extended from what was derived from their first messages before
  * (kept with their walk under `key`): `extend(previous)` gets the earlier value and how many
  * messages it covers (undefined when there is none; it may cover them all) and returns the value
- * for all of `messages`, or undefined to keep nothing. The earlier messages are the same objects (the walk compared them),
- * so a pass whose result for a message depends only on the messages up to it may start where it
- * stopped. `extend` must not change the earlier value in place: another list of the same walk may
- * still be handed it.
+ * for all of `messages`, or undefined to keep nothing. The earlier messages are the same objects
+ * (the walk compared them), so a pass whose result for a message depends only on the messages up to
+ * it may start where it stopped. `extend` must not change the earlier value in place: another list
+ * of the same walk may still be handed it.
  *
  * @example
  * const sums = derivedFrom(messages, 'sums', KEY, (previous) => sumFrom(messages, previous));
