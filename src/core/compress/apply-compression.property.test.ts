@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { beforeItsCall, resultBeforeCall, withLongHead } from '../../../test/support/result-before-call.js';
 import { transcriptArbitrary } from '../../../test/support/transcript-arbitrary.js';
 import { createEstimator, EstimateCache } from '../tokens/index.js';
 import { contentHash, contentText, type Message } from '../transcript/index.js';
-import { applyCompression } from './apply-compression.js';
-import { createCompressionState, parseCompressionState } from './compression-state.js';
+import { applyCompression, type RenderMemo, renderMessage } from './apply-compression.js';
+import { type CompressionState, createCompressionState, parseCompressionState } from './compression-state.js';
 import { elideToolResults } from './elide-tool-results.js';
+import { indexToolCalls } from './tool-activity.js';
 
 const cache = new EstimateCache(createEstimator({ family: 'o200k' }));
 const estimateOf = (message: Message) => cache.message(message).total;
@@ -86,5 +88,56 @@ describe('contentHash', () => {
       entries: { call_1: { level: 'elided', text: '[elided #1: read_file a.ts, 10 tokens]', recallId: 1 } },
     });
     expect(state.entries).toEqual({});
+  });
+});
+
+/**
+ * Every message rendered with the calls of the whole list, nothing kept from an earlier list: what
+ * `applyCompression` does for a list it has not seen grow. A memo of its own (it keeps each result's
+ * fingerprint, so it must see the same lists in the same order).
+ */
+function renderedAfresh(messages: readonly Message[], state: CompressionState, memo: RenderMemo): Message[] {
+  const calls = indexToolCalls(messages);
+  return messages.map((message) =>
+    message.role === 'tool'
+      ? renderMessage(message, state, memo, calls.get(message.toolCallId)?.call)
+      : message,
+  );
+}
+
+describe('stored compression applied to a list that grows', () => {
+  it('renders each longer list as a render from scratch does, whatever state each send applies', () => {
+    fc.assert(
+      fc.property(
+        transcriptArbitrary,
+        fc.array(fc.tuple(fc.nat(), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.option(fc.nat(), { nil: undefined }),
+        (transcript, sends, misplace) => {
+          const messages = withLongHead(
+            misplace === undefined ? transcript : resultBeforeCall(transcript, misplace),
+          );
+          const whole = compressedState(messages).state;
+          const early = compressedState(messages.slice(0, Math.floor(messages.length / 2))).state;
+          const memo: RenderMemo = new WeakMap();
+          const scratchMemo: RenderMemo = new WeakMap();
+          const lengths = sends.map(([at, useEarly]) => ({ at: at % (messages.length + 1), useEarly }));
+          // A send that holds a result and not yet its call, then one that holds both.
+          const split = beforeItsCall(messages);
+          if (split !== undefined) lengths.push({ at: split, useEarly: false });
+          lengths.sort((a, b) => a.at - b.at);
+          for (const { at, useEarly } of [...lengths, { at: messages.length, useEarly: false }]) {
+            const list = messages.slice(0, at);
+            const state = useEarly ? early : whole;
+            const grown = applyCompression({ messages: list, state, memo });
+            const scratch = renderedAfresh(list, state, scratchMemo);
+            expect(grown.map((message) => JSON.stringify(message))).toEqual(
+              scratch.map((message) => JSON.stringify(message)),
+            );
+            expect(grown === list).toBe(scratch.every((message, index) => message === list[index]));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

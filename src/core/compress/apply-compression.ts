@@ -6,6 +6,7 @@
  * its tool-call id.
  */
 import type { Message, ToolCall, ToolMessage } from '../transcript/index.js';
+import { derivedFrom } from '../transcript/transcript-index.js';
 import type { CompressionEntry, CompressionState } from './compression-state.js';
 import { entrySource } from './content-hash.js';
 import { indexToolCalls } from './tool-activity.js';
@@ -71,9 +72,22 @@ export function renderMessage(
   return rendered;
 }
 
+/** What {@link applyCompression} made of a list's first messages, for the same state and memo. */
+interface Rendering {
+  state: CompressionState;
+  memo: RenderMemo;
+  /** The rendered list so far, or undefined while no message changed. */
+  out: Message[] | undefined;
+}
+
+/** The key a rendering is kept under with the list's walk. */
+const RENDERING = Symbol('applyCompression');
+
 /**
  * The transcript with every stored level applied. Returns `messages` itself when no message changes,
- * so a transcript without compressed results passes through untouched.
+ * so a transcript without compressed results passes through untouched. With a memo, what was
+ * rendered of a list's first messages for the same state is kept, and a list that grew is rendered
+ * from where that stopped.
  *
  * @example
  * const rendered = applyCompression({ messages, state: manager.state.compression });
@@ -87,18 +101,46 @@ export function applyCompression({
   state: CompressionState;
   memo?: RenderMemo;
 }): readonly Message[] {
-  let out: Message[] | undefined;
+  if (memo === undefined) return renderFrom(messages, state, undefined, 0, undefined).out ?? messages;
+  let made: Message[] | undefined;
+  const rendering = derivedFrom<Rendering>(messages, 'applyCompression', RENDERING, (previous) => {
+    const kept = previous?.value.state === state && previous.value.memo === memo ? previous : undefined;
+    const rendered = renderFrom(messages, state, memo, kept?.length ?? 0, kept?.value.out);
+    made = rendered.out;
+    return rendered.complete ? { state, memo, out: rendered.out } : undefined;
+  });
+  if (rendering === undefined) return made ?? messages;
+  // A copy: the kept list is extended by later sends, and the caller may change what it is given.
+  return rendering.out === undefined ? messages : rendering.out.slice();
+}
+
+/**
+ * Renders `messages` from `start` on, after `before` (the rendered first `start` messages, or
+ * undefined when none of them changed). Not `complete` when a result with a stored level has no call
+ * before it: a call declared later would change how it renders, so the rendering is not kept.
+ */
+function renderFrom(
+  messages: readonly Message[],
+  state: CompressionState,
+  memo: RenderMemo | undefined,
+  start: number,
+  before: readonly Message[] | undefined,
+): { out: Message[] | undefined; complete: boolean } {
+  let out: Message[] | undefined = before?.slice();
   let calls: ReturnType<typeof indexToolCalls> | undefined;
-  for (let index = 0; index < messages.length; index++) {
+  let complete = true;
+  for (let index = start; index < messages.length; index++) {
     const message = messages[index] as Message;
     let rendered = message;
     if (message.role === 'tool' && state.entries[message.toolCallId] !== undefined) {
       calls ??= indexToolCalls(messages);
-      rendered = renderMessage(message, state, memo, calls.get(message.toolCallId)?.call);
+      const declaration = calls.get(message.toolCallId);
+      if (declaration === undefined || declaration.index > index) complete = false;
+      rendered = renderMessage(message, state, memo, declaration?.call);
     }
     if (rendered === message && out === undefined) continue;
     out ??= messages.slice(0, index);
     out.push(rendered);
   }
-  return out ?? messages;
+  return { out, complete };
 }

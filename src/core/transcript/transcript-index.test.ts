@@ -3,6 +3,7 @@ import { readFileHistory as history } from '../../../test/support/read-file-hist
 import { indexToolCalls } from '../compress/index.js';
 import { SpillwayError } from '../errors/index.js';
 import { requireMessages } from './require-input.js';
+import { derivedFrom } from './transcript-index.js';
 import type { Message } from './types.js';
 import { validatePairing } from './validate-pairing.js';
 
@@ -60,5 +61,25 @@ describe('the transcript walk of a growing history', () => {
     read.clear();
     expect(indexToolCalls(messages).get('call_39')?.index).toBe(messages.length - 2);
     expect([...read]).toEqual([messages.length - 2, messages.length - 1]);
+  });
+});
+
+describe('values derived from a growing history', () => {
+  /** How many messages each call to `extend` started from. */
+  function counting(messages: Message[], starts: number[]): number | undefined {
+    return derivedFrom<number>(messages, 'test', 'count', (previous) => {
+      starts.push(previous?.length ?? 0);
+      return (previous?.value ?? 0) + messages.length - (previous?.length ?? 0);
+    });
+  }
+
+  it('are extended from what was derived of the same first messages, and made afresh for others', () => {
+    const messages = history(40);
+    const starts: number[] = [];
+    expect(counting(messages.slice(0, -2), starts)).toBe(messages.length - 2);
+    expect(counting(messages, starts)).toBe(messages.length);
+    // The same content in new objects is another history: nothing is carried over.
+    expect(counting(structuredClone(messages), starts)).toBe(messages.length);
+    expect(starts).toEqual([0, messages.length - 2, 0]);
   });
 });

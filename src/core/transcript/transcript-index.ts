@@ -56,6 +56,12 @@ export interface TranscriptIndex {
   readonly issues: readonly WalkedIssue[];
   /** Calls with a non-empty, unique id that no result has answered yet, in declaration order. */
   readonly unanswered: ReadonlyMap<string, CallSite>;
+  /**
+   * What passes derived from the walked messages, kept with the walk by whatever key a pass chooses
+   * (see {@link derivedFrom}): the walk only grows, so what was derived from its first messages
+   * still holds for them, and a later send extends it over what was appended.
+   */
+  readonly derived: Map<unknown, unknown>;
 }
 
 interface Walk {
@@ -69,6 +75,7 @@ interface Walk {
   /** The pairing check's calls: non-empty ids, first declaration. */
   sites: Map<string, CallSite>;
   unanswered: Map<string, CallSite>;
+  derived: Map<unknown, unknown>;
 }
 
 /** Walks kept for the next lists, most recently used last. */
@@ -94,6 +101,7 @@ function emptyWalk(): Walk {
     issues: [],
     sites: new Map(),
     unanswered: new Map(),
+    derived: new Map(),
   };
 }
 
@@ -205,4 +213,36 @@ export function indexTranscript(messages: readonly Message[], call: string): Tra
     if (KEPT.length > MAX_KEPT) KEPT.shift();
   }
   return walk;
+}
+
+/** A value derived from the first `length` messages of a walk. */
+export interface Derived<T> {
+  length: number;
+  value: T;
+}
+
+/**
+ * A value derived from `messages`, extended from what was derived from their first messages before
+ * (kept with their walk under `key`): `extend(previous)` gets the earlier value and how many
+ * messages it covers (undefined when there is none; it may cover them all) and returns the value
+ * for all of `messages`, or undefined to keep nothing. The earlier messages are the same objects
+ * (the walk compared them), so a pass whose result for a message depends only on the messages up to
+ * it may start where it stopped. `extend` must not change the earlier value in place: another list
+ * of the same walk may still be handed it.
+ *
+ * @example
+ * const sums = derivedFrom(messages, 'sums', KEY, (previous) => sumFrom(messages, previous));
+ */
+export function derivedFrom<T>(
+  messages: readonly Message[],
+  call: string,
+  key: unknown,
+  extend: (previous: Derived<T> | undefined) => T | undefined,
+): T | undefined {
+  const { derived } = indexTranscript(messages, call);
+  const previous = derived.get(key) as Derived<T> | undefined;
+  const value = extend(previous !== undefined && previous.length <= messages.length ? previous : undefined);
+  if (value === undefined) derived.delete(key);
+  else derived.set(key, { length: messages.length, value });
+  return value;
 }
