@@ -31,7 +31,7 @@ import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import { parseRequestBody } from './read-request-body.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { type LearnedEvidence, rememberLearnedLimits } from './remember-learned-limits.js';
-import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
+import { resolveUpstreamLimitsReused, type UpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { upstreamCounters } from './upstream-counters.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
@@ -107,7 +107,7 @@ export async function prepare(
     key,
   });
   const settings = proxyModelSettings({ config: runtime.config, model });
-  const resolved = await resolveUpstreamLimits({
+  const resolved = await resolveUpstreamLimitsReused({
     model,
     baseUrl: runtime.upstreamRoot,
     ...(runtime.upstreamFormat === 'anthropic' || request.format === 'anthropic'
