@@ -42,7 +42,7 @@ export function upstreamScope(upstreamRoot: string): string {
 export type { LearnedModelLimits } from './learned-limits-record.js';
 
 /** How many models' checked calibrations a proxy keeps in memory besides the store. */
-const PARSED_CALIBRATIONS = 256;
+const PARSED_CALIBRATIONS = 64;
 
 /** What is kept per conversation: its driver's sticky state (cuts, anchor, remembered compaction). */
 export interface ConversationState {

@@ -60,7 +60,7 @@ export interface ResolveUpstreamLimitsOptions {
 export const RESOLVED_LIMITS_REUSE_MS = 1_000;
 
 /** The most sets of inputs whose limits one proxy keeps (least recently used forgotten first). */
-const RESOLVED_LIMITS_ENTRIES = 512;
+const RESOLVED_LIMITS_ENTRIES = 128;
 
 /** Limits resolved per proxy (its discovery cache) and inputs, with when and at which cache generation. */
 const resolvedLimits = new WeakMap<
