@@ -45,6 +45,7 @@ export class DiscoveryCache {
   readonly #ttlMs: number;
   readonly #maxEntries: number;
   readonly #now: () => number;
+  #generation = 0;
 
   constructor({
     ttlMs = DEFAULT_DISCOVERY_TTL_MS,
@@ -54,6 +55,20 @@ export class DiscoveryCache {
     this.#ttlMs = ttlMs;
     this.#maxEntries = Math.max(2, maxEntries);
     this.#now = now;
+  }
+
+  /**
+   * Counts every change of what the cache holds (a result loaded, one forgotten or evicted): a
+   * caller that keeps what it derived from the cache knows it is still what the cache would give
+   * while this is unchanged (and no entry it used has expired).
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** The time on the cache's clock, in milliseconds (what its entries' ages are measured with). */
+  clock(): number {
+    return this.#now();
   }
 
   /** How many entries the cache holds (servers and models). */
@@ -70,6 +85,7 @@ export class DiscoveryCache {
       return slot.result as Promise<T>;
     }
     const result = load();
+    this.#generation++;
     this.#slots.set(key, { at: now, result });
     for (const oldest of this.#slots.keys()) {
       if (this.#slots.size <= this.#maxEntries) break;
@@ -99,11 +115,13 @@ export class DiscoveryCache {
 
   /** Forgets one model of one server (a run the caller aborted proves nothing about the server). */
   forget(baseUrl: string, model: string | undefined, { probe = false }: { probe?: boolean } = {}): void {
+    this.#generation++;
     this.#slots.delete(`${probe ? 'probe' : 'model'}\n${baseUrl}\n${model ?? ''}`);
   }
 
   /** Forgets one server and its models, or everything. */
   clear(baseUrl?: string): void {
+    this.#generation++;
     if (baseUrl === undefined) {
       this.#slots.clear();
       return;

@@ -7,9 +7,12 @@
  */
 
 import {
+  type Calibration,
   type ChatRequest,
   ContextTruncatedError,
   type ConversationDriver,
+  calibrationsAgree,
+  createCalibration,
   type DriverFailure,
   describeRecoveryStep,
   type FitResult,
@@ -28,7 +31,7 @@ import type { ConversationState, LearnedModelLimits } from './proxy-state.js';
 import { parseRequestBody } from './read-request-body.js';
 import { credentialHeaders, redactSecrets } from './redact-secrets.js';
 import { type LearnedEvidence, rememberLearnedLimits } from './remember-learned-limits.js';
-import { resolveUpstreamLimits, type UpstreamLimits } from './resolve-upstream-limits.js';
+import { resolveUpstreamLimitsReused, type UpstreamLimits } from './resolve-upstream-limits.js';
 import { type AttemptOutcome, sendChatAttempt } from './send-chat-attempt.js';
 import { upstreamCounters } from './upstream-counters.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
@@ -86,6 +89,8 @@ export interface Prepared {
   /** The limits the driver was built from, with where each came from. */
   limits: UpstreamLimits;
   driver: ConversationDriver;
+  /** The model's calibration as stored when the request began (none: nothing stored yet). */
+  calibration?: Calibration;
 }
 
 /** The conversation's driver for a request, with the model's limits, calibration and stored state. */
@@ -96,15 +101,13 @@ export async function prepare(
 ): Promise<Prepared> {
   const model = request.model;
   const key = conversationKey({ model, messages: request.messages, credential: exchange.credential });
-  const [learned, calibration, conversation] = await Promise.all([
-    model === undefined
-      ? Promise.resolve<LearnedModelLimits>({})
-      : runtime.state.learnedLimits(model, exchange.credential),
-    model === undefined ? Promise.resolve(undefined) : runtime.state.calibration(model),
-    runtime.state.conversation(key),
-  ]);
+  const { learned, calibration, conversation } = await runtime.state.requestState({
+    model,
+    credential: exchange.credential,
+    key,
+  });
   const settings = proxyModelSettings({ config: runtime.config, model });
-  const resolved = await resolveUpstreamLimits({
+  const resolved = await resolveUpstreamLimitsReused({
     model,
     baseUrl: runtime.upstreamRoot,
     ...(runtime.upstreamFormat === 'anthropic' || request.format === 'anthropic'
@@ -135,7 +138,15 @@ export async function prepare(
     counters,
     ...(calibration ? { calibration } : {}),
   });
-  return { request, key, conversation, learned, limits, driver };
+  return {
+    request,
+    key,
+    conversation,
+    learned,
+    limits,
+    driver,
+    ...(calibration ? { calibration } : {}),
+  };
 }
 
 /** The upstream as a driver's transport, with the last outcome and every overflow it was answered. */
@@ -361,14 +372,20 @@ async function remember({
 }): Promise<void> {
   const { driver, request, key, conversation } = prepared;
   const model = request.model;
-  const writes: Promise<void>[] = [];
   const state = conversationStateOf(driver, conversation);
-  if (state) writes.push(runtime.state.saveConversation(key, state));
-  if (model !== undefined) {
-    writes.push(runtime.state.saveCalibration(model, driver.manager.state.calibration));
-    writes.push(rememberLearnedLimits({ runtime, exchange, model, limits: prepared.limits, evidence }));
-  }
-  await Promise.all(writes);
+  const calibration = driver.manager.state.calibration;
+  // Written only when it counts differently: a reply that repeats what is known costs no write.
+  const calibrated =
+    model !== undefined && !calibrationsAgree(calibration, prepared.calibration ?? createCalibration());
+  await Promise.all([
+    runtime.state.saveRequestState({
+      ...(state ? { conversation: { key, state } } : {}),
+      ...(calibrated ? { calibration: { model, calibration } } : {}),
+    }),
+    model === undefined
+      ? undefined
+      : rememberLearnedLimits({ runtime, exchange, model, limits: prepared.limits, evidence }),
+  ]);
 }
 
 /** Answers a send that got no reply to the client: 400 when nothing fits, 502 when unreachable. */

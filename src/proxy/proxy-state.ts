@@ -19,7 +19,7 @@ import {
   recordObservation,
   type SharedLimits,
 } from './learned-limits-record.js';
-import type { ProxyStore } from './proxy-store.js';
+import type { ProxyStore, ProxyStoreEntry } from './proxy-store.js';
 
 /**
  * Every key starts with this, so a shared Redis can hold other data too. `v2`: keys carry the
@@ -40,6 +40,9 @@ export function upstreamScope(upstreamRoot: string): string {
 }
 
 export type { LearnedModelLimits } from './learned-limits-record.js';
+
+/** How many models' checked calibrations a proxy keeps in memory besides the store. */
+const PARSED_CALIBRATIONS = 64;
 
 /** What is kept per conversation: its driver's sticky state (cuts, anchor, remembered compaction). */
 export interface ConversationState {
@@ -100,6 +103,8 @@ export class ProxyState {
   readonly #scope: string;
   readonly #now: () => number;
   readonly #onError: (error: unknown, operation: string) => void;
+  /** The last calibration checked per model, with the text it was read from (least recently read first). */
+  readonly #calibrations = new Map<string, { text: string; calibration: Calibration }>();
 
   constructor({
     store,
@@ -137,6 +142,39 @@ export class ProxyState {
       await this.store.set(this.#key(kind, name), JSON.stringify(value), { ttlSeconds });
     } catch (error) {
       this.#onError(error, `write ${kind}`);
+    }
+  }
+
+  /**
+   * A model's calibration from its stored text: the one checked last time when the text is the same
+   * (a calibration is refitted from its reports as it is checked; it is plain data nobody changes
+   * in place, so one copy serves every request until the text changes).
+   */
+  #calibrationOf(model: string, text: string | undefined): Calibration | undefined {
+    if (text === undefined) return undefined;
+    const known = this.#calibrations.get(model);
+    if (known?.text === text) return known.calibration;
+    const calibration = parseCalibration(parse<unknown>(text));
+    this.#calibrations.delete(model);
+    if (this.#calibrations.size >= PARSED_CALIBRATIONS) {
+      const oldest = this.#calibrations.keys().next().value;
+      if (oldest !== undefined) this.#calibrations.delete(oldest);
+    }
+    if (calibration) this.#calibrations.set(model, { text, calibration });
+    return calibration;
+  }
+
+  /** Several texts at once (one round trip); all `undefined` when the store fails. */
+  async #getMany(entries: ReadonlyArray<{ kind: string; name: string }>): Promise<Array<string | undefined>> {
+    if (entries.length === 0) return [];
+    const keys = entries.map(({ kind, name }) => this.#key(kind, name));
+    try {
+      return this.store.getMany
+        ? await this.store.getMany(keys)
+        : await Promise.all(keys.map((key) => this.store.get(key)));
+    } catch (error) {
+      this.#onError(error, `read ${entries.map(({ kind }) => kind).join(', ')}`);
+      return entries.map(() => undefined);
     }
   }
 
@@ -190,6 +228,79 @@ export class ProxyState {
   async saveCalibration(model: string, calibration: Calibration): Promise<void> {
     if (modelNameProblem(model) !== undefined) return;
     await this.#set('calibration', model, calibration, CALIBRATION_TTL_SECONDS);
+  }
+
+  /**
+   * What a request of a conversation starts from, read in one round trip: the limits learned for
+   * the model as the credential gets them, the model's calibration, and the conversation's state
+   * (each as {@link learnedLimits}, {@link calibration} and {@link conversation} read it).
+   */
+  async requestState({
+    model,
+    credential,
+    key,
+  }: {
+    model: string | undefined;
+    credential?: string | undefined;
+    key: string;
+  }): Promise<{ learned: LearnedModelLimits; calibration?: Calibration; conversation: ConversationState }> {
+    const named = model !== undefined && modelNameProblem(model) === undefined ? model : undefined;
+    const reads = [
+      { kind: 'conversation', name: key },
+      ...(named === undefined
+        ? []
+        : [
+            { kind: 'limits', name: named },
+            { kind: 'calibration', name: named },
+          ]),
+    ];
+    const [conversation, limits, calibration] = await this.#getMany(reads);
+    const parsed = named === undefined ? undefined : this.#calibrationOf(named, calibration);
+    return {
+      learned:
+        named === undefined
+          ? {}
+          : limitsForCredential(
+              parseLearnedLimitsRecord(parse<unknown>(limits), this.#now()),
+              credential ?? ANONYMOUS_CREDENTIAL,
+            ),
+      ...(parsed === undefined ? {} : { calibration: parsed }),
+      conversation: conversationOf(parse<unknown>(conversation)),
+    };
+  }
+
+  /**
+   * Saves what a request changed, in one round trip (one commit in SQLite): the conversation's
+   * state and the model's calibration, each only when given.
+   */
+  async saveRequestState({
+    conversation,
+    calibration,
+  }: {
+    conversation?: { key: string; state: ConversationState };
+    calibration?: { model: string; calibration: Calibration };
+  }): Promise<void> {
+    const entries: ProxyStoreEntry[] = [];
+    if (conversation)
+      entries.push({
+        key: this.#key('conversation', conversation.key),
+        value: JSON.stringify(conversation.state),
+        ttlSeconds: CONVERSATION_TTL_SECONDS,
+      });
+    if (calibration && modelNameProblem(calibration.model) === undefined)
+      entries.push({
+        key: this.#key('calibration', calibration.model),
+        value: JSON.stringify(calibration.calibration),
+        ttlSeconds: CALIBRATION_TTL_SECONDS,
+      });
+    if (entries.length === 0) return;
+    try {
+      if (this.store.setMany) await this.store.setMany(entries);
+      else
+        await Promise.all(entries.map(({ key, value, ...options }) => this.store.set(key, value, options)));
+    } catch (error) {
+      this.#onError(error, `write ${conversation ? 'conversation' : 'calibration'}`);
+    }
   }
 
   /** What is kept for one conversation; parts that are not what the proxy writes are dropped. */

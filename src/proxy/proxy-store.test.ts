@@ -33,6 +33,20 @@ describe.each(stores)('the %s proxy store', (_name, create) => {
     expect(await store.get('a')).toBeUndefined();
     await store.close();
   });
+
+  it('reads and writes several keys at once, as one at a time would', async () => {
+    let clock = 1_000;
+    const store = create(() => clock);
+    await store.setMany?.([
+      { key: 'a', value: 'one' },
+      { key: 'b', value: 'two', ttlSeconds: 10 },
+    ]);
+    expect(await store.getMany?.(['b', 'missing', 'a'])).toEqual(['two', undefined, 'one']);
+    clock += 10_000;
+    expect(await store.getMany?.(['a', 'b'])).toEqual(['one', undefined]);
+    expect(await store.get('a')).toBe('one');
+    await store.close();
+  });
 });
 
 describe('the memory proxy store', () => {
@@ -112,6 +126,30 @@ describe('ProxyState', () => {
     expect(await state.calibration('m')).toEqual(two);
     await state.saveConversation('c', { driver: { manager: { compression: { entries: {} } } } });
     expect(await state.conversation('c')).toEqual({ driver: { manager: { compression: { entries: {} } } } });
+  });
+
+  it('reads and saves the state of a request at once, seeing what another instance wrote in between', async () => {
+    const store = createMemoryProxyStore();
+    const [mine, theirs] = [new ProxyState({ store }), new ProxyState({ store })];
+    const one = observeCalibration(createCalibration(), { reported: 600, raw: 1_000 });
+    const conversation = { driver: { manager: { compression: { entries: {} } } } };
+    await mine.recordLearnedLimits('m', { credential: 'a', contextLength: 21_000 });
+    await mine.saveRequestState({
+      conversation: { key: 'c', state: conversation },
+      calibration: { model: 'm', calibration: one },
+    });
+    const read = await mine.requestState({ model: 'm', credential: 'a', key: 'c' });
+    expect(read).toEqual({ learned: { contextLength: 21_000 }, calibration: one, conversation });
+    expect((await mine.requestState({ model: 'm', credential: 'a', key: 'c' })).calibration).toBe(
+      read.calibration,
+    );
+    const two = observeCalibration(one, { reported: 500, raw: 1_000 });
+    await theirs.saveRequestState({ calibration: { model: 'm', calibration: two } });
+    expect((await mine.requestState({ model: 'm', key: 'c' })).calibration).toEqual(two);
+    expect(await mine.requestState({ model: undefined, key: 'other' })).toEqual({
+      learned: {},
+      conversation: {},
+    });
   });
 
   it('serves without state when the store fails, and says so', async () => {

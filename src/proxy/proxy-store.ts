@@ -11,6 +11,12 @@ export interface ProxyStoreSetOptions {
   ttlSeconds?: number;
 }
 
+/** One write of a batch ({@link ProxyStore.setMany}). */
+export interface ProxyStoreEntry extends ProxyStoreSetOptions {
+  key: string;
+  value: string;
+}
+
 /**
  * A key-value store shared by the requests of one proxy, or, for `redis`, by several proxies behind
  * a load balancer. Every method may reject (a Redis outage); the proxy then serves the request
@@ -21,6 +27,16 @@ export interface ProxyStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, options?: ProxyStoreSetOptions): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * The values of several keys, in their order, in one round trip (a request reads the model's and
+   * the conversation's state together). Without it, each is a `get`.
+   */
+  getMany?(keys: readonly string[]): Promise<Array<string | undefined>>;
+  /**
+   * Writes several entries in one round trip and, where the store has them, one commit. Without it,
+   * each is a `set`.
+   */
+  setMany?(entries: readonly ProxyStoreEntry[]): Promise<void>;
   /** Resolves once the store can serve (a Redis connection is up); rejects when it cannot. */
   ready?(): Promise<void>;
   close(): Promise<void>;
@@ -96,6 +112,30 @@ export function createMemoryProxyStore({
       }
     return swept;
   };
+  const read = (key: string): string | undefined => {
+    const entry = values.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt !== undefined && entry.expiresAt <= now()) {
+      remove(key);
+      return undefined;
+    }
+    values.delete(key);
+    values.set(key, entry);
+    return entry.value;
+  };
+  const write = (key: string, value: string, ttlSeconds: number | undefined): void => {
+    remove(key);
+    if (cost(key, value) > maxChars) return;
+    values.set(key, {
+      value,
+      expiresAt: ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1_000,
+    });
+    chars += cost(key, value);
+    for (const oldest of values.keys()) {
+      if (chars <= maxChars && values.size <= maxEntries) break;
+      remove(oldest);
+    }
+  };
   const timer = sweepIntervalMs > 0 ? setInterval(sweep, sweepIntervalMs) : undefined;
   timer?.unref();
   return {
@@ -108,28 +148,16 @@ export function createMemoryProxyStore({
     },
     sweep,
     async get(key) {
-      const entry = values.get(key);
-      if (!entry) return undefined;
-      if (entry.expiresAt !== undefined && entry.expiresAt <= now()) {
-        remove(key);
-        return undefined;
-      }
-      values.delete(key);
-      values.set(key, entry);
-      return entry.value;
+      return read(key);
+    },
+    async getMany(keys) {
+      return keys.map(read);
     },
     async set(key, value, { ttlSeconds } = {}) {
-      remove(key);
-      if (cost(key, value) > maxChars) return;
-      values.set(key, {
-        value,
-        expiresAt: ttlSeconds === undefined ? undefined : now() + ttlSeconds * 1_000,
-      });
-      chars += cost(key, value);
-      for (const oldest of values.keys()) {
-        if (chars <= maxChars && values.size <= maxEntries) break;
-        remove(oldest);
-      }
+      write(key, value, ttlSeconds);
+    },
+    async setMany(entries) {
+      for (const { key, value, ttlSeconds } of entries) write(key, value, ttlSeconds);
     },
     async delete(key) {
       remove(key);

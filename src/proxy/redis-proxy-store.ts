@@ -66,6 +66,20 @@ export function createRedisProxyStore({
       if (ttlSeconds === undefined) await client.set(key, value);
       else await client.set(key, value, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
     },
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      return (await client.mget(...keys)).map((value) => value ?? undefined);
+    },
+    async setMany(entries) {
+      if (entries.length === 0) return;
+      const batch = client.pipeline();
+      for (const { key, value, ttlSeconds } of entries)
+        if (ttlSeconds === undefined) batch.set(key, value);
+        else batch.set(key, value, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
+      const results = (await batch.exec()) ?? [];
+      const failed = results.find(([error]) => error !== null);
+      if (failed) throw failed[0];
+    },
     async delete(key) {
       await client.del(key);
     },

@@ -117,6 +117,9 @@ function promptTokensOf(data: unknown): number | undefined {
   return undefined;
 }
 
+/** A usage figure in an event's data: `"usage"` (or Gemini's `"usageMetadata"`) holding an object. */
+const USAGE_OBJECT = /"usage(?:Metadata)?"\s*:\s*\{/;
+
 function parseData(text: string): unknown {
   if (text === '[DONE]') return undefined;
   try {
@@ -198,8 +201,10 @@ export async function relayStream({
   let keepAlive = false;
   const parser = createParser({
     onEvent(event) {
-      // After content, only events that can carry usage or an error are worth parsing.
-      if (contentSeen && !/"usage(?:Metadata)?"/.test(event.data) && !event.data.includes('error')) return;
+      // After content, only events that can carry usage or an error are worth parsing: OpenAI's
+      // chunks carry `"usage": null` until the last when usage is asked for ("All other chunks will
+      // also include a usage field, but with a null value", the API reference's `stream_options`).
+      if (contentSeen && !USAGE_OBJECT.test(event.data) && !event.data.includes('error')) return;
       const data = parseData(event.data);
       promptTokens = promptTokensOf(data) ?? promptTokens;
       if (contentSeen) {

@@ -53,6 +53,64 @@ export interface ResolveUpstreamLimitsOptions {
   log?: (entry: ProxyLogEntry) => void;
 }
 
+/**
+ * How long limits resolved for one set of inputs are reused while the discovery cache is unchanged:
+ * a discovery result that expires is probed again at most this much later than without the reuse.
+ */
+export const RESOLVED_LIMITS_REUSE_MS = 1_000;
+
+/** The most sets of inputs whose limits one proxy keeps (least recently used forgotten first). */
+const RESOLVED_LIMITS_ENTRIES = 128;
+
+/** Limits resolved per proxy (its discovery cache) and inputs, with when and at which cache generation. */
+const resolvedLimits = new WeakMap<
+  DiscoveryCache,
+  Map<string, { at: number; generation: number; limits: UpstreamLimits }>
+>();
+
+/** What the limits of a request depend on besides the discovery cache, as one key. */
+function inputsKey(options: ResolveUpstreamLimitsOptions): string {
+  const { model, baseUrl, provider, settings, learned, probe } = options;
+  return JSON.stringify([model ?? null, baseUrl, provider ?? null, settings, learned, probe ?? null]);
+}
+
+/**
+ * {@link resolveUpstreamLimits}, with what it resolved reused for the same inputs (model, upstream,
+ * settings, the limits learned for the client) for {@link RESOLVED_LIMITS_REUSE_MS} of the discovery
+ * cache's clock, as long as the
+ * discovery cache has loaded, forgotten or evicted nothing since: resolution is the same function of
+ * the same inputs and the same cached answers, so it gives the same limits.
+ *
+ * @example
+ * const limits = await resolveUpstreamLimitsReused({ model: 'glm5.2', baseUrl, settings: {}, learned: {}, cache });
+ */
+export async function resolveUpstreamLimitsReused(
+  options: ResolveUpstreamLimitsOptions,
+): Promise<UpstreamLimits> {
+  const { cache, model } = options;
+  // An id no server lists is refused there, and never made part of a key.
+  if (model !== undefined && modelNameProblem(model) !== undefined) return resolveUpstreamLimits(options);
+  let known = resolvedLimits.get(cache);
+  if (!known) {
+    known = new Map();
+    resolvedLimits.set(cache, known);
+  }
+  const key = inputsKey(options);
+  const entry = known.get(key);
+  // The cache's own clock: a result reused is never older, by that clock, than the reuse allows.
+  const at = cache.clock();
+  if (entry && entry.generation === cache.generation && at - entry.at < RESOLVED_LIMITS_REUSE_MS)
+    return entry.limits;
+  const limits = await resolveUpstreamLimits(options);
+  known.delete(key);
+  known.set(key, { at, generation: cache.generation, limits });
+  for (const oldest of known.keys()) {
+    if (known.size <= RESOLVED_LIMITS_ENTRIES) break;
+    known.delete(oldest);
+  }
+  return limits;
+}
+
 /** What each proxy (keyed by its discovery cache) has logged about limits already. */
 const told = new WeakMap<DiscoveryCache, Set<string>>();
 

@@ -1,9 +1,9 @@
 /**
  * @module
  * What happens to a chat body before the handler reads it: nesting too deep is a 400 before anything
- * parses it, and a large body's heavy work (parsing, counting its texts) is done in one lane, a step
- * at a time with the event loop free in between, so large bodies wait for each other and never for
- * long in front of a small request.
+ * parses it; a small body is decoded and parsed once, for the handler; a large body's heavy work
+ * (parsing, counting its texts) is done in one lane, a step at a time with the event loop free in
+ * between, so large bodies wait for each other and never for long in front of a small request.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
@@ -65,18 +65,35 @@ async function prepareLarge(body: Buffer, exchange: Exchange): Promise<void> {
   });
 }
 
-/** The depth check: `true` when the body may go on, else it was answered 400 `json_too_deep`. */
-function checkDepth(exchange: Exchange, body: Buffer): boolean {
-  // latin1 maps each byte to one character: the brackets and quotes the scan looks for are ASCII.
-  const excess = jsonTextDepthExcess(body.toString('latin1'));
+/**
+ * The depth check of a body's text: `true` when the body may go on, else it was answered 400
+ * `json_too_deep`, naming the byte where it went too deep.
+ */
+function checkDepth(exchange: Exchange, text: string, byteOffset: (offset: number) => number): boolean {
+  const excess = jsonTextDepthExcess(text);
   if (excess === undefined) return true;
   sendProxyError(exchange, {
     status: 400,
-    message: `${tooDeepMessage('the request body', MAX_JSON_DEPTH)} (byte ${excess.offset} is level ${MAX_JSON_DEPTH + 1})`,
+    message: `${tooDeepMessage('the request body', MAX_JSON_DEPTH)} (byte ${byteOffset(excess.offset)} is level ${MAX_JSON_DEPTH + 1})`,
     type: 'invalid_request_error',
     code: 'json_too_deep',
   });
   return false;
+}
+
+/**
+ * A body under {@link LARGE_BODY_BYTES}: decoded once, its depth checked on that text, and parsed
+ * for the handler (a body that is not JSON is left for the handler to answer).
+ */
+function screenSmall(exchange: Exchange, body: Buffer): boolean {
+  const text = body.toString('utf8');
+  if (!checkDepth(exchange, text, (offset) => Buffer.byteLength(text.slice(0, offset)))) return false;
+  try {
+    rememberParsedBody(body, JSON.parse(text));
+  } catch {
+    // Not JSON: the handler answers it as it answers every body it cannot parse.
+  }
+  return true;
 }
 
 /**
@@ -95,11 +112,12 @@ export async function screenChatBody({
   exchange: Exchange;
   body: Buffer;
 }): Promise<boolean> {
-  if (body.length < LARGE_BODY_BYTES) return checkDepth(exchange, body);
+  if (body.length < LARGE_BODY_BYTES) return screenSmall(exchange, body);
   return runtime.largeBodies.run(async () => {
     if (exchange.signal.aborted) return false;
     await nextTurn();
-    if (!checkDepth(exchange, body)) return false;
+    // latin1 maps each byte to one character: the brackets and quotes the scan looks for are ASCII.
+    if (!checkDepth(exchange, body.toString('latin1'), (offset) => offset)) return false;
     await nextTurn();
     await prepareLarge(body, exchange).catch(() => undefined);
     return !exchange.signal.aborted;

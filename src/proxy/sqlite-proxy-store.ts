@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { SpillwayError } from '../core/index.js';
 import { requireOptional } from '../optional/index.js';
 import { defaultStorePath, retryBusy, retryBusyAsync, SQLITE_BUSY_TIMEOUT_MS } from '../store/index.js';
-import { type ProxyStore, STORE_SWEEP_INTERVAL_MS } from './proxy-store.js';
+import { type ProxyStore, type ProxyStoreEntry, STORE_SWEEP_INTERVAL_MS } from './proxy-store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS proxy_state (
@@ -73,6 +73,12 @@ export function createSqliteProxyStore({
     'INSERT INTO proxy_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
   );
   const remove = db.prepare<[string]>('DELETE FROM proxy_state WHERE key = ?');
+  // One commit for a batch of writes: in WAL mode each statement outside a transaction is a commit.
+  const upsertAll = db.transaction((entries: readonly ProxyStoreEntry[]) => {
+    const at = now();
+    for (const { key, value, ttlSeconds } of entries)
+      upsert.run(key, value, ttlSeconds === undefined ? null : at + ttlSeconds * 1_000);
+  });
   const expired = db.prepare<[number]>(
     'DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?',
   );
@@ -85,10 +91,19 @@ export function createSqliteProxyStore({
     async get(key) {
       return (await retryBusyAsync(() => select.get(key, now())))?.value;
     },
+    async getMany(keys) {
+      return retryBusyAsync(() => {
+        const at = now();
+        return keys.map((key) => select.get(key, at)?.value);
+      });
+    },
     async set(key, value, { ttlSeconds } = {}) {
       await retryBusyAsync(() =>
         upsert.run(key, value, ttlSeconds === undefined ? null : now() + ttlSeconds * 1_000),
       );
+    },
+    async setMany(entries) {
+      if (entries.length > 0) await retryBusyAsync(() => upsertAll(entries));
     },
     async delete(key) {
       await retryBusyAsync(() => remove.run(key));

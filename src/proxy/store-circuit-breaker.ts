@@ -110,6 +110,13 @@ export function withCircuitBreaker(
     get: (key) => guard(() => store.get(key)),
     set: (key, value, setOptions) => guard(() => store.set(key, value, setOptions)),
     delete: (key) => guard(() => store.delete(key)),
+    getMany: (keys) =>
+      guard(() => (store.getMany ? store.getMany(keys) : Promise.all(keys.map((key) => store.get(key))))),
+    setMany: (entries) =>
+      guard(async () => {
+        if (store.setMany) await store.setMany(entries);
+        else await Promise.all(entries.map(({ key, value, ...options }) => store.set(key, value, options)));
+      }),
     ...(store.ready ? { ready: () => (store.ready as () => Promise<void>)() } : {}),
     close: () => store.close(),
   };

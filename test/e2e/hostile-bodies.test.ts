@@ -56,6 +56,11 @@ describe('bodies nested too deep', () => {
       expect(error.code).toBe('json_too_deep');
       expect(error.message).toMatch(/deeper than 512 levels/);
     }
+    // The place is a byte offset, whatever characters come before it (the body itself is level 1).
+    const prefix = '{"model":"m","messages":[{"role":"user","content":"déjà vu ✓"}],"x":';
+    const placed = await post(proxy.url, '/v1/chat/completions', `${prefix}${nested(600)}}`);
+    const { error: where } = (await placed.json()) as { error: { message: string } };
+    expect(where.message).toContain(`(byte ${Buffer.byteLength(prefix) + 511} is level 513)`);
     const sane = await post(proxy.url, '/v1/chat/completions', chatWith(`,"metadata":{"x":${nested(400)}}`));
     expect(sane.status).toBe(200);
     const answered500 = proxy.metrics.requests.value({ route: 'chat_completions', status: '500' });

@@ -133,6 +133,11 @@ describe('proxies sharing a Redis store', () => {
     expect(await store.get('t')).toBe('x');
     await store.delete('k');
     expect(await store.get('k')).toBeUndefined();
+    await store.setMany?.([
+      { key: 'm1', value: 'one' },
+      { key: 'm2', value: 'two', ttlSeconds: 100 },
+    ]);
+    expect(await store.getMany?.(['m2', 'missing', 'm1'])).toEqual(['two', undefined, 'one']);
     expect(store.kind).toBe('redis');
   });
 

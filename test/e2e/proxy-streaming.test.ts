@@ -155,6 +155,10 @@ describe('streaming through the proxy', () => {
     );
     expect(viaProxy.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(viaProxy.headers.get('x-spillway-recovery')).toBe('none');
+    // The usage in the stream's last chunk (every other one says `"usage": null`) was read: the
+    // same request again is counted from it, not estimated.
+    expect(viaProxy.headers.get('x-spillway-count')).toBe('estimate');
+    expect((await read(proxy.url)).headers.get('x-spillway-count')).toBe('anchored');
   });
 
   it('recovers an overflow sent as an error event inside a 200 stream before any content', async () => {

@@ -4,6 +4,7 @@ import {
   applyCalibration,
   CALIBRATION_WINDOW,
   calibratedLowerBound,
+  calibrationsAgree,
   createCalibration,
   ESTIMATE_OVERCOUNT_CEILING,
   observeCalibration,
@@ -112,5 +113,27 @@ describe('calibration', () => {
     expect(
       parseCalibration({ samples: [{ text: -1, overhead: 0, reported: 3 }], observations: 1 }),
     ).toBeUndefined();
+  });
+
+  it('agrees with itself after a report that repeats its window, and not after one that teaches', () => {
+    const raw = { text: 800, overhead: 200 };
+    let calibration = createCalibration();
+    for (let index = 0; index < CALIBRATION_WINDOW; index++)
+      calibration = observeCalibration(calibration, { reported: 600, raw });
+    const again = observeCalibration(calibration, { reported: 600, raw });
+    expect(again.observations).toBe(calibration.observations + 1);
+    expect(calibrationsAgree(again, calibration)).toBe(true);
+    expect(calibrationsAgree(parseCalibration(JSON.parse(JSON.stringify(again))) ?? again, calibration)).toBe(
+      true,
+    );
+    expect(calibrationsAgree(observeCalibration(calibration, { reported: 650, raw }), calibration)).toBe(
+      false,
+    );
+    // The first report, and the report that lets the classes be told apart, are never skipped.
+    const first = observeCalibration(createCalibration(), { reported: 600, raw });
+    expect(calibrationsAgree(first, createCalibration())).toBe(false);
+    const three = [1, 2, 3].reduce((c) => observeCalibration(c, { reported: 600, raw }), createCalibration());
+    const four = observeCalibration(three, { reported: 600, raw });
+    expect(calibrationsAgree(four, three)).toBe(false);
   });
 });

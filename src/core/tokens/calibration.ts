@@ -277,6 +277,31 @@ export function parseCalibration(value: unknown): Calibration | undefined {
   return { ...fromSamples(samples), observations: candidate.observations, ...tokenizer };
 }
 
+/**
+ * Whether two calibrations count every request alike: the same reports in the window (so the same
+ * factors), the same tokenizer check, and observation counts on the same side of each threshold a
+ * count reads them against (any report at all; {@link MIN_CLASS_SAMPLES}). A store may keep the
+ * older of two such calibrations without changing any count: a report that repeats the window's
+ * reports teaches nothing.
+ *
+ * @example
+ * const seen = observeCalibration(calibration, { reported, raw });
+ * if (!calibrationsAgree(seen, calibration)) await save(seen);
+ */
+export function calibrationsAgree(a: Calibration, b: Calibration): boolean {
+  const key = (calibration: Calibration) =>
+    JSON.stringify([
+      calibration.text,
+      calibration.overhead,
+      calibration.textLow,
+      calibration.overheadLow,
+      calibration.samples.map((sample) => [sample.text, sample.overhead, sample.reported]),
+      calibration.tokenizer ?? null,
+      Math.min(calibration.observations, MIN_CLASS_SAMPLES),
+    ]);
+  return key(a) === key(b);
+}
+
 /** A calibration started afresh (a new run) that keeps what is known of the tokenizer. */
 export function restartCalibration(calibration: Calibration): Calibration {
   return { ...createCalibration(), ...tokenizerOf(calibration) };

@@ -12,6 +12,7 @@ export {
   type CalibrationSample,
   calibratedLowerBound,
   calibrationMargin,
+  calibrationsAgree,
   createCalibration,
   ESTIMATE_OVERCOUNT_CEILING,
   FIRST_MARGIN,
