@@ -126,6 +126,15 @@ describe('ContentMemo', () => {
     expect(made).toEqual(['a', 'b', 'c', 'b']);
   });
 
+  it('counts the parts of what it keeps, not only their characters, against its size', () => {
+    // Inputs of many short strings: few characters, but each part keeps memory of its own.
+    const input = (tag: number) => ({ tag, fields: Array.from({ length: 200 }, (_, index) => `f${index}`) });
+    const memo = new ContentMemo<number>({ maxSize: 100_000 });
+    for (let tag = 0; tag < 50; tag++) memo.readList([input(tag)], { maxDepth: 8, tooDeep }, () => tag);
+    expect(memo.size).toBeLessThan(50);
+    expect(memo.total).toBeLessThanOrEqual(100_000);
+  });
+
   it('makes a value every time for what JSON does not hold', () => {
     const memo = new ContentMemo<number>();
     let made = 0;

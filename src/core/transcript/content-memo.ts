@@ -30,6 +30,13 @@ const WHOLE_STRING = 32;
 /** Characters sampled from each end of a longer string, and from along its length. */
 const SAMPLED_END = 8;
 const SAMPLED_ALONG = 16;
+/**
+ * What one part of a remembered input counts for in a memo's size, in characters, beside its own
+ * characters: the slot in the parts list, and its share of the value made of the input (a message
+ * object, its tool calls, what is cached on it). Measured on a proxy's memo full of small agent
+ * messages, an entry kept about 2.5 KB for some 25 parts and 100 characters of strings.
+ */
+const PART_SIZE = 96;
 
 const mix = (hash: number, value: number): number => Math.imul(hash ^ value, MIX_PRIME);
 
@@ -122,15 +129,21 @@ function walkValue(value: unknown, walk: Walk, depth: number, maxDepth: number):
  * or something JSON does not have (a class instance, a function, a symbol, a bigint).
  *
  * @example
- * walkContent({ role: 'user', content: 'hi' }, 8); // { parts: [Symbol({), 'role', 'user', 'content', 'hi', Symbol(])], key: …, chars: 14 }
+ * walkContent({ role: 'user', content: 'hi' }, 8); // { parts: [Symbol({), 'role', 'user', 'content', 'hi', Symbol(])], key: …, size: 198 }
  */
 export function walkContent(
   value: unknown,
   maxDepth: number,
-): { parts: unknown[]; key: number; chars: number } | WalkFailure {
+): { parts: unknown[]; key: number; size: number } | WalkFailure {
   const walk: Walk = { parts: [], hash: FNV_OFFSET, chars: 0 };
   const failure = walkValue(value, walk, 0, maxDepth);
-  return failure ?? { parts: walk.parts, key: walk.hash >>> 0, chars: walk.chars };
+  return (
+    failure ?? {
+      parts: walk.parts,
+      key: walk.hash >>> 0,
+      size: walk.chars + PART_SIZE * walk.parts.length,
+    }
+  );
 }
 
 function sameParts(left: readonly unknown[], right: readonly unknown[]): boolean {
@@ -192,7 +205,8 @@ interface Entry<V> {
   key: number;
   parts: unknown[];
   value: V;
-  chars: number;
+  /** Its characters and parts, as {@link PART_SIZE} counts them. */
+  size: number;
   /** The list this entry was last handed out for: within one list each value is handed out once. */
   round: number;
   /** Used since the eviction scan last passed it (a second chance before it is forgotten). */
@@ -205,10 +219,11 @@ interface Entry<V> {
 /** Options of a {@link ContentMemo}. */
 export interface ContentMemoOptions {
   /**
-   * The most characters of remembered strings (default 8 Mi: a thousand-turn agent history is
-   * under 1 Mi; the strings are the ones the remembered messages hold anyway).
+   * The most a memo keeps, in characters: the characters of remembered strings, and
+   * {@link PART_SIZE} for each part of an input (default 8 Mi, about 16 MB: a thousand-turn agent
+   * history counts under 4 Mi).
    */
-  maxChars?: number;
+  maxSize?: number;
   /** The most remembered inputs (default 16,384). */
   maxEntries?: number;
 }
@@ -225,8 +240,8 @@ export interface ReadListOptions {
 
 /**
  * Values made from JSON-like inputs, found again by content (see the module comment), with what
- * was least recently used forgotten first past `maxEntries` inputs or `maxChars` characters of
- * their strings. Items of a list are first compared with what followed the previous item last time,
+ * was least recently used forgotten first past `maxEntries` inputs or past `maxSize` (their
+ * strings' characters and their parts). Items of a list are first compared with what followed the previous item last time,
  * so a resent history costs a comparison per item, with no key computed. Remembered values are
  * shared: treat them as immutable, as Spillway treats messages.
  *
@@ -236,14 +251,14 @@ export interface ReadListOptions {
  */
 export class ContentMemo<V> {
   readonly #entries = new Map<number, Entry<V>[]>();
-  readonly #maxChars: number;
+  readonly #maxSize: number;
   readonly #maxEntries: number;
-  #chars = 0;
+  #total = 0;
   #size = 0;
   #round = 0;
 
-  constructor({ maxChars = 8 * 1024 * 1024, maxEntries = 16_384 }: ContentMemoOptions = {}) {
-    this.#maxChars = maxChars;
+  constructor({ maxSize = 8 * 1024 * 1024, maxEntries = 16_384 }: ContentMemoOptions = {}) {
+    this.#maxSize = maxSize;
     this.#maxEntries = maxEntries;
   }
 
@@ -252,9 +267,9 @@ export class ContentMemo<V> {
     return this.#size;
   }
 
-  /** Characters of strings remembered. */
-  get chars(): number {
-    return this.#chars;
+  /** What is remembered, in characters (see `maxSize`). */
+  get total(): number {
+    return this.#total;
   }
 
   /**
@@ -324,7 +339,7 @@ export class ContentMemo<V> {
       key: walked.key,
       parts: walked.parts,
       value: make(item, index),
-      chars: walked.chars,
+      size: walked.size,
       round,
       used: false,
     };
@@ -333,16 +348,16 @@ export class ContentMemo<V> {
   }
 
   #add(entry: Entry<V>): void {
-    if (entry.chars > this.#maxChars) return;
+    if (entry.size > this.#maxSize) return;
     const bucket = this.#entries.get(entry.key);
     if (bucket === undefined) this.#entries.set(entry.key, [entry]);
     else {
       if (bucket.length >= MAX_BUCKET) this.#forget(bucket.shift() as Entry<V>);
       bucket.push(entry);
     }
-    this.#chars += entry.chars;
+    this.#total += entry.size;
     this.#size += 1;
-    if (this.#size > this.#maxEntries || this.#chars > this.#maxChars) this.#evict();
+    if (this.#size > this.#maxEntries || this.#total > this.#maxSize) this.#evict();
   }
 
   /**
@@ -351,7 +366,7 @@ export class ContentMemo<V> {
    */
   #evict(): void {
     for (const [key, bucket] of this.#entries) {
-      if (this.#size <= this.#maxEntries && this.#chars <= this.#maxChars) return;
+      if (this.#size <= this.#maxEntries && this.#total <= this.#maxSize) return;
       this.#entries.delete(key);
       if (bucket.some((entry) => entry.used)) {
         for (const entry of bucket) entry.used = false;
@@ -365,7 +380,7 @@ export class ContentMemo<V> {
   #forget(entry: Entry<V>): void {
     entry.forgotten = true;
     entry.next = undefined;
-    this.#chars -= entry.chars;
+    this.#total -= entry.size;
     this.#size -= 1;
   }
 
@@ -373,7 +388,7 @@ export class ContentMemo<V> {
   clear(): void {
     for (const bucket of this.#entries.values()) for (const entry of bucket) entry.forgotten = true;
     this.#entries.clear();
-    this.#chars = 0;
+    this.#total = 0;
     this.#size = 0;
   }
 }
