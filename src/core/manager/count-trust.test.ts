@@ -98,3 +98,24 @@ describe('a tokenizer guessed from the model id', () => {
     expect(counted.request.messages).toEqual(task);
   });
 });
+
+describe('a counter the caller trusts', () => {
+  it('outranks the calibration: a request the estimate says is surely over, and it counts as fitting, goes out', () => {
+    // The estimator counts three times what the provider does, more than its assumed worst case.
+    const overCounter: TokenCounter = {
+      name: 'test/three-times',
+      count: (text) => charCounter.count(text) * 3,
+    };
+    const manager = new ContextWindowManager({
+      contextLength: WINDOW,
+      counter: overCounter,
+      exact: charCounter,
+    });
+    const paste = 'the log line that the user pasted in full, with its numbers 12345. '.repeat(370);
+    const messages: Message[] = [...head, { role: 'user', content: paste }];
+    const result = manager.fit(request(messages));
+    expect(result.countSource).toBe('exact');
+    expect(result.cut.kind).toBe('none');
+    expect(result.request.messages).toEqual(messages);
+  });
+});

@@ -71,8 +71,8 @@ export interface CountContext {
 
 /**
  * Counts a request: anchored when it extends a counted one, else calibrated. When that count is over
- * its budget but its lower bound is not, a trusted counter counts it instead: the appended part of an
- * anchored count, or the whole of any other. An untrusted tokenizer is never asked.
+ * its budget, a trusted counter counts it instead: the appended part of an anchored count, or the
+ * whole of any other. An untrusted tokenizer is never asked.
  */
 export function countRequest(
   context: CountContext,
@@ -95,7 +95,8 @@ export function countRequest(
         raw,
       };
   const trusted = context.exact;
-  if (verdictOf(count, budgets) !== 'uncertain' || trusted === undefined) return count;
+  // A trusted counter outranks the calibration's bounds: asked whenever they do not say it fits.
+  if (verdictOf(count, budgets) === 'fits' || trusted === undefined) return count;
   const spread = trusted.spread;
   const bounds = {
     upper: (part: CalibrationInput) => Math.ceil((part.text + part.overhead) * (1 + spread)),
