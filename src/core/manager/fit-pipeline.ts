@@ -475,7 +475,7 @@ function planCandidate(
 ): FitOutcome {
   const report: CutReport = {
     kind: candidate.kind,
-    freed: Math.max(0, before.tokens - candidate.count.tokens),
+    freed: freedBetween(context, before, candidate.count),
     droppedTurns: candidate.droppedTurns,
     elided: candidate.elided,
     shortened,
@@ -489,6 +489,16 @@ function planCandidate(
     candidate.stickyCut,
     candidate.pruned,
   );
+}
+
+/**
+ * Tokens a cut took out: the difference of the two counts when they come from the same source, else
+ * of the two requests' calibrated estimates (an exact count and an estimate are not in one unit).
+ */
+function freedBetween(context: FitContext, before: RequestCount, after: RequestCount): number {
+  if (before.source === after.source) return Math.max(0, before.tokens - after.tokens);
+  const { calibration } = context;
+  return Math.max(0, applyCalibration(calibration, before.raw) - applyCalibration(calibration, after.raw));
 }
 
 /** A cut kind with shortening added. */
