@@ -19,7 +19,7 @@ import { applyCalibration, type Calibration, type EstimateCache, scalarFactor } 
 import { type ChatRequest, type Message, splitTurns, type UserMessage } from '../transcript/index.js';
 import type { CutReport } from './fit-result.js';
 import { markerMessage } from './placeholders.js';
-import { keepSummariesWithHead, pruneWithMarker } from './prune-with-marker.js';
+import { pruneWithMarker, segmentForCut } from './prune-with-marker.js';
 import {
   budgetFor,
   type CountContext,
@@ -174,7 +174,7 @@ function stickyView(context: FitContext): {
   pruned?: FitPlan['pruned'];
 } {
   const { request, cut, compression, memo } = context;
-  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const segmentation = segmentForCut(splitTurns(request.messages), request.messages);
   const cutView =
     cut === undefined
       ? undefined
@@ -296,7 +296,7 @@ function dropTurns(
   const namesChars = markerNamesChars(context.budget);
   // With a cut in force, its marker is the first turn after the head and goes with the next cut.
   const offset = cut ? { messages: cut.messages - 1, turns: cut.turns - 1 } : { messages: 0, turns: 0 };
-  const segmentation = keepSummariesWithHead(splitTurns(request.messages), request.messages);
+  const segmentation = segmentForCut(splitTurns(request.messages), request.messages);
   const start = segmentation.head.end;
   const result = pruneWithMarker({
     messages,

@@ -31,10 +31,7 @@ const PRUNE_MARKER = /^\[pruned #\d+:/;
  * oldest real turns first and keeps the summary of what came before them. Nothing of the newest
  * turn joins the head.
  */
-export function keepSummariesWithHead(
-  segmentation: Segmentation,
-  messages: readonly Message[],
-): Segmentation {
+export function segmentForCut(segmentation: Segmentation, messages: readonly Message[]): Segmentation {
   const split = markerOutOfHead(segmentation, messages);
   const { head, turns } = split;
   const newest = turns.at(-1);
@@ -144,7 +141,7 @@ export function pruneWithMarker({
   names?: (dropped: number, kept: readonly Message[]) => string[];
   namesChars?: number;
 }): PruneResult & { marker?: { recallId: number }; state: CompressionState; head: number } {
-  segmentation = keepSummariesWithHead(segmentation, messages);
+  segmentation = segmentForCut(segmentation, messages);
   // Pruning works on raw estimates against the budget divided by the factor, so that its
   // additive arithmetic and the calibrated comparison agree exactly.
   const prune = (extra: number) =>
