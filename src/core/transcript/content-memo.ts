@@ -220,8 +220,8 @@ interface Entry<V> {
 export interface ContentMemoOptions {
   /**
    * The most a memo keeps, in characters: the characters of remembered strings, and
-   * {@link PART_SIZE} for each part of an input (default 8 Mi, about 16 MB: a thousand-turn agent
-   * history counts under 4 Mi).
+   * {@link PART_SIZE} for each part of an input (default 8 Mi: a thousand-turn agent history counts
+   * under 4 Mi).
    */
   maxSize?: number;
   /** The most remembered inputs (default 16,384). */
@@ -241,9 +241,9 @@ export interface ReadListOptions {
 /**
  * Values made from JSON-like inputs, found again by content (see the module comment), with what
  * was least recently used forgotten first past `maxEntries` inputs or past `maxSize` (their
- * strings' characters and their parts). Items of a list are first compared with what followed the previous item last time,
- * so a resent history costs a comparison per item, with no key computed. Remembered values are
- * shared: treat them as immutable, as Spillway treats messages.
+ * strings' characters and their parts). Items of a list are first compared with what followed the
+ * previous item last time, so a resent history costs a comparison per item, with no key computed.
+ * Remembered values are shared: treat them as immutable, as Spillway treats messages.
  *
  * @example
  * const memo = new ContentMemo<Message>();
