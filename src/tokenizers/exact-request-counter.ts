@@ -1,14 +1,11 @@
 import {
-  CHATML_TEMPLATE,
   type ChatRequest,
   type ChatTemplateCosts,
-  ESTIMATOR_TEMPLATE,
   EstimateCache,
   imageCostRuleOf,
-  openAIChatTemplate,
   type TokenBreakdown,
 } from '../core/index.js';
-import type { ExactFamily, ExactTokenCounter } from './exact-counter.js';
+import type { ExactTokenCounter } from './exact-counter.js';
 import { type ExactCounterForOptions, exactCounterFor } from './exact-counter-for.js';
 
 /** Counts whole requests with an exact tokenizer and the template costs of the model's family. */
@@ -19,17 +16,6 @@ export interface ExactRequestCounter {
   count(request: Pick<ChatRequest, 'messages' | 'tools'>): number;
   /** The same, by prose, dense text and template overhead. */
   breakdown(request: Pick<ChatRequest, 'messages' | 'tools'>): TokenBreakdown;
-}
-
-/**
- * The template costs that go with an exact family: OpenAI's documented chat format for o200k and
- * cl100k, Qwen's ChatML + Hermes (measured on the emulators) for Qwen, and the estimator's upper
- * figures for families whose template costs Spillway has not measured.
- */
-export function templateCostsFor(family: ExactFamily): ChatTemplateCosts {
-  if (family === 'o200k' || family === 'cl100k') return openAIChatTemplate(family);
-  if (family === 'qwen2') return CHATML_TEMPLATE;
-  return ESTIMATOR_TEMPLATE;
 }
 
 /**
@@ -46,7 +32,7 @@ export async function exactRequestCounter(
 ): Promise<ExactRequestCounter | undefined> {
   const counter = await exactCounterFor(model, options);
   if (!counter) return undefined;
-  const template = templateCostsFor(counter.family);
+  const template = counter.template;
   const cache = new EstimateCache(counter, { template, images: imageCostRuleOf(model) });
   return {
     counter,

@@ -14,7 +14,12 @@
  * requests?.count(request); // prompt tokens as OpenAI counts them
  */
 export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from '../core/index.js';
-export { createExactCounter, type ExactFamily, type ExactTokenCounter } from './exact-counter.js';
+export {
+  createExactCounter,
+  type ExactFamily,
+  type ExactTokenCounter,
+  templateCostsFor,
+} from './exact-counter.js';
 export {
   type ExactCounterForOptions,
   type ExactCounterInfo,
@@ -24,5 +29,5 @@ export {
   resetExactCounters,
 } from './exact-counter-for.js';
 export { EXACT_FAMILIES, type ExactFamilyEntry, type ImportPackage } from './exact-families.js';
-export { type ExactRequestCounter, exactRequestCounter, templateCostsFor } from './exact-request-counter.js';
+export { type ExactRequestCounter, exactRequestCounter } from './exact-request-counter.js';
 export { createGptTokenizerCounter, type GptEncoding } from './gpt-tokenizer-counter.js';

@@ -74,7 +74,8 @@ function sharedPrefix(a: readonly object[], b: readonly object[]): number {
  * earlier turns); reasoning after it, inside the current tool loop, counts.
  *
  * With the default costs it is the estimator's cache; given an exact counter and the model's
- * template costs (`openAIChatTemplate()`, `CHATML_TEMPLATE`), it is an exact request counter.
+ * template costs (`openAIChatTemplate()`, `CHATML_TEMPLATE`), or a counter that names its template
+ * (`exactCounterFor(model)` does), it is an exact request counter.
  *
  * @example
  * const exact = new EstimateCache(counter, { template: openAIChatTemplate('o200k'), images: 'openai' });
@@ -93,7 +94,7 @@ export class EstimateCache {
 
   constructor(
     counter: TokenCounter,
-    { template = ESTIMATOR_TEMPLATE, images = 'conservative' }: RenderCosts = {},
+    { template = counter.template ?? ESTIMATOR_TEMPLATE, images = 'conservative' }: RenderCosts = {},
   ) {
     this.counter = counter;
     this.costs = { template, images };
@@ -216,15 +217,16 @@ export class EstimateCache {
   }
 }
 
-/** Shared caches of counters with the default costs: by counter object, and by family for the estimator. */
+/** Shared caches of counters with their own costs: by counter object, and by family for the estimator. */
 const SHARED = new WeakMap<TokenCounter, EstimateCache>();
 const SHARED_ESTIMATORS = new Map<string, EstimateCache>();
 
 /**
- * The process's estimate cache for `counter` with the default costs: every manager counting with the
- * same counter (a proxy makes one per request; an adapter one per model) looks up what another
- * counted. Entries live as long as their message objects (the converters keep those they read, within
- * their bound), so the memory is bounded with them. Without a counter, the estimator of `family`.
+ * The process's estimate cache for `counter` with the default costs (its own template's, where it
+ * names one): every manager counting with the same counter (a proxy makes one per request; an
+ * adapter one per model) looks up what another counted. Entries live as long as their message
+ * objects (the converters keep those they read, within their bound), so the memory is bounded with
+ * them. Without a counter, the estimator of `family`.
  *
  * @example
  * const cache = estimateCacheFor({ family: tokenizerFamilyOf(model) });
