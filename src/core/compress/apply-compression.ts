@@ -7,9 +7,9 @@
  */
 import type { Message, ToolCall, ToolMessage } from '../transcript/index.js';
 import { derivedFrom } from '../transcript/transcript-index.js';
+import { type CompressedResult, compressedResults, firstResultFrom } from './compressed-results.js';
 import type { CompressionEntry, CompressionState } from './compression-state.js';
 import { entrySource } from './content-hash.js';
-import { indexToolCalls } from './tool-activity.js';
 
 /**
  * Per original message: its fingerprint and, once rendered, the rendered message, so a result
@@ -126,21 +126,14 @@ function renderFrom(
   start: number,
   before: readonly Message[] | undefined,
 ): { out: Message[] | undefined; complete: boolean } {
-  let out: Message[] | undefined = before?.slice();
-  let calls: ReturnType<typeof indexToolCalls> | undefined;
-  let complete = true;
-  for (let index = start; index < messages.length; index++) {
-    const message = messages[index] as Message;
-    let rendered = message;
-    if (message.role === 'tool' && state.entries[message.toolCallId] !== undefined) {
-      calls ??= indexToolCalls(messages);
-      const declaration = calls.get(message.toolCallId);
-      if (declaration === undefined || declaration.index > index) complete = false;
-      rendered = renderMessage(message, state, memo, declaration?.call);
-    }
-    if (rendered === message && out === undefined) continue;
-    out ??= messages.slice(0, index);
-    out.push(rendered);
+  const { results, complete } = compressedResults(messages, state);
+  let out: Message[] | undefined = before?.concat(messages.slice(start));
+  for (let at = firstResultFrom(results, start); at < results.length; at++) {
+    const { index, message, call } = results[at] as CompressedResult;
+    const rendered = renderMessage(message, state, memo, call);
+    if (rendered === message) continue;
+    out ??= messages.slice();
+    out[index] = rendered;
   }
   return { out, complete };
 }

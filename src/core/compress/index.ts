@@ -13,6 +13,11 @@ export {
   sourceOf,
 } from './apply-compression.js';
 export {
+  type CompressedResult,
+  type CompressedResults,
+  compressedResults,
+} from './compressed-results.js';
+export {
   COMPRESSION_LEVELS,
   type CompressedLevel,
   type CompressionEntry,

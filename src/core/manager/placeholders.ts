@@ -5,15 +5,13 @@
  */
 import type { RecallSpan } from '../compact/index.js';
 import {
-  type CompressionEntry,
   type CompressionState,
+  compressedResults,
   describeToolCall,
-  indexToolCalls,
   type LedgerEntry,
 } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
-import { derivedFrom } from '../transcript/transcript-index.js';
 
 /**
  * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before
@@ -70,76 +68,6 @@ function labelOf(call: ToolCall | undefined, toolCallId: string): string {
   return label;
 }
 
-/** A result with a stored level, found by {@link compressedResults}. */
-interface CompressedResult {
-  index: number;
-  entry: CompressionEntry;
-  /** The entry's recall id, as a span names it. */
-  id: string;
-  label: string;
-}
-
-/** The results with a stored level among a list's first messages, for one state. */
-interface CompressedResults {
-  state: CompressionState;
-  found: CompressedResult[];
-}
-
-/**
- * Entries objects found to hold an entry: listing the keys of hundreds cost more than a send's other
- * passes together. Only a yes is kept (a no is cheap to find again), and a yes that no longer holds
- * only costs a search that finds nothing.
- */
-const HAS_ENTRIES = new WeakSet<object>();
-
-/** Whether `state` may have an entry. */
-function hasEntries(state: CompressionState): boolean {
-  if (HAS_ENTRIES.has(state.entries)) return true;
-  for (const key in state.entries)
-    if (Object.hasOwn(state.entries, key)) {
-      HAS_ENTRIES.add(state.entries);
-      return true;
-    }
-  return false;
-}
-
-/** The key the results are kept under with the list's walk. */
-const COMPRESSED = Symbol('recallSpans');
-
-/**
- * The tool results of `messages` with an entry in `state`, in order, with their labels: kept with the
- * list's walk, so a history that grew is searched from where the last search stopped.
- */
-function compressedResults(messages: readonly Message[], state: CompressionState): CompressedResult[] {
-  let made: CompressedResult[] = [];
-  const kept = derivedFrom<CompressedResults>(messages, 'recallSpans', COMPRESSED, (previous) => {
-    const usable = previous?.value.state === state ? previous : undefined;
-    const found = usable ? usable.value.found.slice() : [];
-    // The tool calls are indexed only once a compressed result is found: most sends have none.
-    let calls: ReturnType<typeof indexToolCalls> | undefined;
-    let complete = true;
-    for (let index = usable?.length ?? 0; index < messages.length; index++) {
-      const message = messages[index] as Message;
-      if (message.role !== 'tool') continue;
-      const entry = state.entries[message.toolCallId];
-      if (entry === undefined) continue;
-      calls ??= indexToolCalls(messages);
-      const declaration = calls.get(message.toolCallId);
-      // A call declared after its result (or not at all) may be declared by what comes next.
-      if (declaration === undefined || declaration.index > index) complete = false;
-      found.push({
-        index,
-        entry,
-        id: String(entry.recallId),
-        label: labelOf(declaration?.call, message.toolCallId),
-      });
-    }
-    made = found;
-    return complete ? { state, found } : undefined;
-  });
-  return kept?.found ?? made;
-}
-
 /**
  * The recall spans behind the placeholders of one fitted request: every compressed result still in
  * it (its original message) and the pruned span, if any.
@@ -158,10 +86,10 @@ export function recallSpans({
   pruned?: { recallId: number; messages: Message[] };
 }): RecallSpan[] {
   const spans: RecallSpan[] = [];
-  const found = hasEntries(state) ? compressedResults(messages, state) : [];
-  for (let at = 0; at < found.length; at++) {
-    const { index, entry, id, label } = found[at] as CompressedResult;
-    if (kept(index)) spans.push({ id, kind: entry.level, label, messages: [messages[index] as Message] });
+  for (const { index, message, entry, call } of compressedResults(messages, state).results) {
+    if (!kept(index)) continue;
+    const label = labelOf(call, message.toolCallId);
+    spans.push({ id: String(entry.recallId), kind: entry.level, label, messages: [message] });
   }
   if (pruned)
     spans.push({
