@@ -65,7 +65,8 @@ describe('withSpillway (openai)', () => {
     const wrapped = withSpillway(client, { contextLength: 2_048, outputCap: 512 });
     const request = wrapped.chat.completions.create({
       model: 'gpt-4o',
-      messages: [{ role: 'user', content: 'word '.repeat(5_000) }],
+      // About 20,000 tokens: even the least the estimate allows it is over the window.
+      messages: [{ role: 'user', content: 'word '.repeat(20_000) }],
     });
     await expect(request).rejects.toSatisfy((error) => ContextTruncatedError.isInstance(error));
     await expect(request.withResponse()).rejects.toSatisfy((error) =>

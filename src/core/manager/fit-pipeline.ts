@@ -34,6 +34,11 @@ import { applyStickyCut, type StickyCut, stickyCutOf } from './sticky-cut.js';
 /** Everything one fit works with. */
 export interface FitContext extends CountContext, FitBudgets {
   request: ChatRequest;
+  /**
+   * The most prompt tokens the window holds beside the reply's reserve (`window - reserve`): a
+   * request is refused only when even the least its count can be is over it.
+   */
+  limit: number;
   /** Raw tokens of the tool schemas and the request overhead. */
   fixedRaw: number;
   /** What new cuts are planned with (see {@link CutMeasure}). */
@@ -381,7 +386,8 @@ function better(a: Candidate, b: Candidate): boolean {
  * The deepest cut does not fit on the estimate. When only the estimate's margin says so, it goes out
  * as it is, for a count (`measure`) or the provider to judge: nothing of the newest turn is cut on an
  * estimate alone. Otherwise the newest turn's tool results are shortened; if the rest alone is too
- * large, it is sent when only the estimate says so, else the outcome is `over`.
+ * large, it is sent when only the estimate says so, or when only a margin does (the least it can be
+ * leaves the reply its reserve), else the outcome is `over`.
  */
 function shortenOrGiveUp(
   context: FitContext,
@@ -409,6 +415,11 @@ function shortenOrGiveUp(
   const bare = withoutMarker(context, candidate);
   const bareVerdict = bare ? verdictOf(bare.count, context) : 'over';
   if (bare && bareVerdict !== 'over') return planCandidate(context, bare, before, bareVerdict, shortened);
+  // Over the budget, whose margins are for a count's error, is not yet over the window: a request
+  // whose least count still leaves the reply its reserve goes out for the provider to judge.
+  const shortest = { ...candidate, count: counted };
+  for (const last of bare ? [shortest, bare] : [shortest])
+    if (last.count.low <= context.limit) return planCandidate(context, last, before, 'uncertain', shortened);
   return { kind: 'over', count: counted, messages: candidate.messages };
 }
 

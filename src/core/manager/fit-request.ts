@@ -69,6 +69,7 @@ function fitContext(
     request,
     budget: limits.budget,
     counted: limits.counted,
+    limit: limits.window - limits.reserve,
     fixedRaw,
     planning: trusted
       ? {

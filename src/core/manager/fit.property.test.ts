@@ -35,7 +35,7 @@ const windowArbitrary = fc.integer({ min: 2_000, max: 120_000 });
 
 // Thousands of random transcripts: minutes on a loaded machine. The timeout guards against a hang.
 describe('ContextWindowManager.fit on random transcripts', { timeout: 300_000 }, () => {
-  it('keeps pairing valid, the exact head, the newest turn (its tool results shortened at most), and the count within budget', () => {
+  it('keeps pairing valid, the exact head, the newest turn (its tool results shortened at most), and the count within the window less the reserve', () => {
     fc.assert(
       fc.property(requestArbitrary, windowArbitrary, (request, contextLength) => {
         const result = fitOrNull(request, contextLength);
@@ -55,8 +55,13 @@ describe('ContextWindowManager.fit on random transcripts', { timeout: 300_000 },
             else expect(kept).toEqual(message);
           });
         }
-        expect(result.estimate).toBeLessThanOrEqual(result.budget);
-        expect(result.verdict).toBe('fits');
+        // Within the budget; or, when even the floor is past it, past only the template margin:
+        // a request the window holds beside the reply's reserve is not refused.
+        if (result.verdict === 'fits') expect(result.estimate).toBeLessThanOrEqual(result.budget);
+        else {
+          expect(result.verdict).toBe('uncertain');
+          expect(result.estimate).toBeLessThanOrEqual(result.window - result.reserve);
+        }
         // A pruned request carries one recallable marker where the dropped turns were.
         const marker = result.recall.some((span) => span.kind === 'pruned') ? 1 : 0;
         expect(fitted.length).toBe(

@@ -36,16 +36,26 @@ describe('the budget a measured count is judged against', () => {
     expect(result.request.maxTokens).toBe(Math.min(1_000, 20_000 - result.estimate - CLAMP_MARGIN));
   });
 
-  it('judges a measured count over the window less the reserve and the template margin as over', () => {
-    const manager = new ContextWindowManager({ contextLength: 20_000 });
-    const sent = manager.fit(request(first));
-    manager.observe({ promptTokens: 20_000 - 1_000 - COUNTED_MARGIN + 10 });
-    const next = [
-      ...sent.request.messages,
-      { role: 'assistant', content: 'Done.' },
-      { role: 'user', content: 'Thanks.' },
-    ] satisfies Message[];
-    // Head and one turn: nothing can be cut, and a measured count over the budget is a refusal.
-    expect(() => manager.fit(request(next))).toThrow(ContextTruncatedError);
+  it('sends a measured count past the template margin but within the window less the reserve, and refuses one past that', () => {
+    const next = (sent: readonly Message[]) =>
+      [
+        ...sent,
+        { role: 'assistant', content: 'Done.' },
+        { role: 'user', content: 'Thanks.' },
+      ] satisfies Message[];
+    // Head and one turn: nothing can be cut. The provider counted the previous request past the
+    // template margin; the next one still leaves its reply the reserve, so it goes out whole.
+    const within = new ContextWindowManager({ contextLength: 20_000 });
+    const sentFirst = within.fit(request(first)).request.messages;
+    within.observe({ promptTokens: 20_000 - 1_000 - COUNTED_MARGIN + 10 });
+    const result = within.fit(request(next(sentFirst)));
+    expect(result).toMatchObject({ verdict: 'uncertain', countSource: 'anchored' });
+    expect(result.request.messages).toEqual(next(sentFirst));
+    expect(result.estimate).toBeLessThanOrEqual(20_000 - 1_000);
+    // Counted past the window less the reserve: even the least it can be leaves no room. Refused.
+    const past = new ContextWindowManager({ contextLength: 20_000 });
+    const again = past.fit(request(first)).request.messages;
+    past.observe({ promptTokens: 20_000 - 1_000 + 10 });
+    expect(() => past.fit(request(next(again)))).toThrow(ContextTruncatedError);
   });
 });
