@@ -99,6 +99,22 @@ describe('a tokenizer guessed from the model id', () => {
   });
 });
 
+describe('a verified tokenizer', () => {
+  it('is checked against every later report, and demoted when one disagrees', () => {
+    const { manager } = afterOneReport(rightTokenizer, rightTokenizer);
+    const second = [...head, ...turn(0, 30), ...turn(2, 10)];
+    manager.fit(request(second));
+    manager.observe({ promptTokens: serverCount(rightTokenizer, second) });
+    expect(manager.state.calibration.tokenizer?.status).toBe('verified');
+    // The conversation grows into what the server renders differently: a tenth more than counted.
+    const third = [...second, ...turn(3, 200)];
+    manager.fit(request(third));
+    const notice = manager.observe({ promptTokens: Math.round(serverCount(rightTokenizer, third) * 1.1) });
+    expect(notice).toMatchObject({ code: 'tokenizer_demoted', tokenizer: 'guess/o200k' });
+    expect(manager.state.calibration.tokenizer?.status).toBe('demoted');
+  });
+});
+
 describe('a counter the caller trusts', () => {
   it('outranks the calibration: a request the estimate says is surely over, and it counts as fitting, goes out', () => {
     // The estimator counts three times what the provider does, more than its assumed worst case.

@@ -2,7 +2,8 @@
  * @module
  * Which local counter a manager may rest a decision on: one the caller vouches for (`exact`), or the
  * model's tokenizer (`tokenizer`) once its counts of the first requests agreed with the provider's
- * reports. The verification state lives in the calibration, kept per model.
+ * reports, while every later one agrees too. The verification state lives in the calibration, kept
+ * per model.
  */
 import {
   type Calibration,
@@ -64,9 +65,8 @@ export function localCount(
 }
 
 /**
- * The tokenizer compared with one report, while it is neither verified nor demoted: the next check,
- * or `undefined` when there is nothing to compare (no tokenizer, a vouched-for counter, content a
- * count cannot bound).
+ * The tokenizer compared with one report, until it is demoted: the next check, or `undefined` when
+ * there is nothing to compare (no tokenizer, a vouched-for counter, content a count cannot bound).
  */
 export function verifyTokenizer(
   counters: LocalCounters,
@@ -75,6 +75,6 @@ export function verifyTokenizer(
 ): TokenizerCheck | undefined {
   if (counters.tokenizer === undefined || counters.exact !== undefined || !sent.countable) return undefined;
   const check = tokenizerCheckOf(calibration);
-  if (check.status !== 'unverified') return undefined;
+  if (check.status === 'demoted') return undefined;
   return checkTokenizer(check, { counted: counters.tokenizer.request(asRequest(sent)).total, reported });
 }

@@ -61,8 +61,9 @@ export interface ContextWindowManagerOptions {
    * The model's tokenizer as its id suggests (`exactCounterFor` in `spillway/tokenizers`), counting
    * with the template it names (`template`; else the estimator's upper figures): a guess until its
    * counts of the first requests agree with the prompt tokens the provider reports (within 5%, or
-   * 64 tokens); then it counts as `exact` does. One that disagrees is never used again for this
-   * model (the check is kept in the calibration state) and a `notice` says so.
+   * 64 tokens); then it counts as `exact` does, with the spread the reports showed, and every later
+   * report checks it again. One that disagrees is never used again for this model (the check is
+   * kept in the calibration state) and a `notice` says so.
    */
   tokenizer?: TokenCounter;
   /** A fixed reply reserve, instead of what a reply needs (1,024 tokens, or less when asked for less). */

@@ -25,11 +25,16 @@ describe('checkTokenizer', () => {
     check = checkTokenizer(check, { counted: 6_050, reported: 6_100 });
     expect(check).toMatchObject({ status: 'verified', reports: 2 });
     expect(tokenizerSpread(check)).toBeCloseTo(Math.max(0.02, 50 / 6_100));
+    // Later reports keep checking it: one within the agreement widens the spread, one past it demotes.
+    const wider = checkTokenizer(check, { counted: 10_400, reported: 10_000 });
+    expect(wider).toMatchObject({ status: 'verified', reports: 3 });
+    expect(tokenizerSpread(wider)).toBeCloseTo(0.04);
+    expect(checkTokenizer(wider, { counted: 11_000, reported: 10_000 }).status).toBe('demoted');
     // Small requests differ by the template's tokens more than by a share.
     expect(checkTokenizer(createTokenizerCheck(), { counted: 560, reported: 500 }).status).toBe('unverified');
   });
 
-  it('is verified only after enough agreeing reports and demoted by any disagreeing one', () => {
+  it('is verified only after enough agreeing reports and demoted by any disagreeing one, before or after', () => {
     const report = fc.record({
       counted: fc.integer({ min: 1, max: 200_000 }),
       reported: fc.integer({ min: 1, max: 200_000 }),
@@ -41,9 +46,15 @@ describe('checkTokenizer', () => {
         const agrees = ({ counted, reported }: { counted: number; reported: number }) =>
           Math.abs(counted - reported) <= Math.max(TOKENIZER_AGREEMENT * reported, TOKENIZER_SLACK_TOKENS);
         const firstDisagreement = reports.findIndex((item) => !agrees(item));
-        if (firstDisagreement !== -1 && firstDisagreement < REPORTS_TO_VERIFY)
-          expect(check.status).toBe('demoted');
-        if (check.status === 'verified') expect(reports.slice(0, REPORTS_TO_VERIFY).every(agrees)).toBe(true);
+        if (firstDisagreement !== -1) expect(check.status).toBe('demoted');
+        if (check.status === 'verified') {
+          expect(reports.every(agrees)).toBe(true);
+          // Its spread is the worst any report showed.
+          const worst = Math.max(
+            ...reports.map((item) => Math.abs(item.counted - item.reported) / item.reported),
+          );
+          expect(check.worst).toBeCloseTo(worst, 12);
+        }
         if (reports.length < REPORTS_TO_VERIFY) expect(check.status).not.toBe('verified');
       }),
     );

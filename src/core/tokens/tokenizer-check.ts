@@ -3,7 +3,8 @@
  * Whether a local tokenizer counts as the provider does. A tokenizer chosen by model id is a guess: a
  * server that serves the id `qwen` may count with o200k, and on digit-heavy logs the two differ by a
  * third. It is trusted only once its counts of the first requests agree with the prompt tokens the
- * provider reported for them, and demoted for good (for that upstream and model) when they disagree.
+ * provider reported for them, checked against every report after, and demoted for good (for that
+ * upstream and model) when one disagrees.
  */
 
 /** `unverified`: not compared yet; `verified`: agreed with the provider; `demoted`: disagreed. */
@@ -42,8 +43,10 @@ export function createTokenizerCheck(): TokenizerCheck {
 
 /**
  * Folds one comparison in: the tokenizer counted `counted` prompt tokens for a request the provider
- * reported `reported` for. A disagreement demotes it; {@link REPORTS_TO_VERIFY} agreements verify
- * it. A settled status does not change (a demoted tokenizer is never asked again).
+ * reported `reported` for. A disagreement demotes it, before or after it was verified (a template
+ * difference can grow with the conversation: call ids a server does not render, say);
+ * {@link REPORTS_TO_VERIFY} agreements verify it, and each later one widens its spread to what it
+ * showed. A demoted tokenizer is never asked again.
  *
  * @example
  * checkTokenizer(createTokenizerCheck(), { counted: 7_132, reported: 5_359 }).status; // 'demoted'
@@ -52,7 +55,7 @@ export function checkTokenizer(
   check: TokenizerCheck,
   { counted, reported }: { counted: number; reported: number },
 ): TokenizerCheck {
-  if (check.status !== 'unverified') return check;
+  if (check.status === 'demoted') return check;
   if (!(counted > 0) || !(reported > 0) || !Number.isFinite(counted) || !Number.isFinite(reported))
     return check;
   const difference = Math.abs(counted - reported);
