@@ -152,7 +152,8 @@ describe('runToolLoop against the emulators', () => {
 
   it('ends with context_truncated, without calling the provider, when nothing fits', async () => {
     const server = await emulator({ profile: 'openai' });
-    const huge: Message[] = [{ role: 'user', content: 'word '.repeat(20_000) }];
+    // About 40,000 tokens: even the least the estimate allows it is over the 8,192-token window.
+    const huge: Message[] = [{ role: 'user', content: 'word '.repeat(40_000) }];
     const result = await runToolLoop({
       client: createOpenAICompatibleClient({ baseUrl: `${server.url}/v1` }),
       driver: new ConversationDriver({ contextLength: 8_192, adoptsHistory: true }),

@@ -29,6 +29,8 @@ describe('checkTokenizer', () => {
     const wider = checkTokenizer(check, { counted: 10_400, reported: 10_000 });
     expect(wider).toMatchObject({ status: 'verified', reports: 3 });
     expect(tokenizerSpread(wider)).toBeCloseTo(0.04);
+    // One that agrees as closely changes nothing: the stored state stays put.
+    expect(checkTokenizer(wider, { counted: 10_100, reported: 10_000 })).toBe(wider);
     expect(checkTokenizer(wider, { counted: 11_000, reported: 10_000 }).status).toBe('demoted');
     // Small requests differ by the template's tokens more than by a share.
     expect(checkTokenizer(createTokenizerCheck(), { counted: 560, reported: 500 }).status).toBe('unverified');

@@ -13,11 +13,11 @@ export type TokenizerStatus = 'unverified' | 'verified' | 'demoted';
 /** What the reports so far say of a tokenizer: plain data, kept with the model's calibration. */
 export interface TokenizerCheck {
   status: TokenizerStatus;
-  /** Reports compared. */
+  /** Reports compared (once verified, counted only when one widens the spread). */
   reports: number;
   /** The largest relative difference seen between the tokenizer's count and the provider's. */
   worst: number;
-  /** The comparison that settled the status. */
+  /** The comparison that settled the status, or last widened the spread. */
   last?: { counted: number; reported: number };
 }
 
@@ -64,6 +64,8 @@ export function checkTokenizer(
   const last = { counted, reported };
   if (difference > Math.max(TOKENIZER_AGREEMENT * reported, TOKENIZER_SLACK_TOKENS))
     return { status: 'demoted', reports, worst, last };
+  // A verified tokenizer's state changes only with its spread: what is stored stays put meanwhile.
+  if (check.status === 'verified' && worst === check.worst) return check;
   return { status: reports >= REPORTS_TO_VERIFY ? 'verified' : 'unverified', reports, worst, last };
 }
 
