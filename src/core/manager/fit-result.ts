@@ -45,8 +45,9 @@ export interface FitResult {
   /** Where the count came from: the provider's figure plus what was appended, an exact tokenizer, or the estimate. */
   countSource: CountSource;
   /**
-   * `fits`; or `uncertain`: only the estimate's margin says the request may not fit, and it goes out
-   * for the provider to judge (a counting endpoint can settle it first).
+   * `fits`; or `uncertain`: only a margin (the estimate's, or a measured count's template margin)
+   * says the request may not fit, and it goes out for the provider to judge (a counting endpoint can
+   * settle it first).
    */
   verdict: Exclude<FitVerdict, 'over'>;
   /**
