@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assertPairing,
+  CHATML_TEMPLATE,
   ContextWindowManager,
   ConversationDriver,
   classifyOverflow,
@@ -129,6 +130,25 @@ describe('the entry points, given what they do not take', () => {
       () => new ContextWindowManager(null as never),
       'invalid_config',
       /takes an options object/,
+    );
+    // A counter that is not one, or names a template with a cost that is not a number of tokens.
+    expectSpillwayError(
+      () => new ContextWindowManager({ tokenizer: 5 as never }),
+      'invalid_config',
+      /tokenizer must be a counter/,
+    );
+    expectSpillwayError(
+      () => new ContextWindowManager({ exact: { name: 'mine' } as never }),
+      'invalid_config',
+      /exact must have a string name and a count\(text\) function/,
+    );
+    expectSpillwayError(
+      () =>
+        new ContextWindowManager({
+          counter: { name: 'mine', count: () => 1, template: { ...CHATML_TEMPLATE, toolCall: Number.NaN } },
+        }),
+      'invalid_config',
+      /counter template: toolCall must be a whole number of tokens, at least 0, got NaN/,
     );
     const manager = new ContextWindowManager({ contextLength: 8_192 });
     expectSpillwayError(

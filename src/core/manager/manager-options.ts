@@ -6,7 +6,7 @@
 import type { ClampMode, WindowCheck } from '../budget/index.js';
 import type { CompactTranscriptOptions, Summarizer } from '../compact/index.js';
 import { SpillwayError } from '../errors/index.js';
-import type { TokenCounter } from '../tokens/index.js';
+import { type TokenCounter, templateCostsProblem } from '../tokens/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
 import type { ManagerEvent } from './events.js';
 
@@ -111,4 +111,21 @@ export function checkManagerOptions(options: unknown): asserts options is Contex
       'invalid_config',
       `cutRunway must be a number of turns in [0, 100], got ${given.cutRunway}`,
     );
+  for (const key of ['counter', 'exact', 'tokenizer'] as const) {
+    const problem = counterProblem(given[key]);
+    if (problem) throw new SpillwayError('invalid_config', `${key} ${problem}`);
+  }
+}
+
+/** What is wrong with a counter option, or undefined when it is absent or sound. */
+function counterProblem(counter: unknown): string | undefined {
+  if (counter === undefined) return undefined;
+  if (typeof counter !== 'object' || counter === null)
+    return `must be a counter ({ name, count(text) }), such as exactCounterFor(model) gives, got ${String(counter)}`;
+  const { name, count, template } = counter as Partial<TokenCounter>;
+  if (typeof name !== 'string' || typeof count !== 'function')
+    return 'must have a string name and a count(text) function, such as exactCounterFor(model) gives';
+  if (template === undefined) return undefined;
+  const problem = templateCostsProblem(template);
+  return problem === undefined ? undefined : `template: ${problem}`;
 }

@@ -61,6 +61,41 @@ export interface ChatTemplateCosts {
   readonly defaultSystem: number;
 }
 
+/** The numeric costs of a template, each a whole number of tokens. */
+const TEMPLATE_COSTS = [
+  'message',
+  'messageName',
+  'toolCall',
+  'toolResult',
+  'toolDefinition',
+  'toolBlock',
+  'request',
+  'defaultSystem',
+] as const;
+
+/**
+ * What is wrong with a template's costs given from outside (a counter's `template`), or undefined
+ * when nothing is: every cost a whole number of tokens, at least 0.
+ *
+ * @example
+ * templateCostsProblem({ ...CHATML_TEMPLATE, message: -1 }); // 'message must be a whole number of tokens, at least 0, got -1'
+ */
+export function templateCostsProblem(template: unknown): string | undefined {
+  if (typeof template !== 'object' || template === null) return `must be an object of costs, got ${template}`;
+  const costs = template as Record<string, unknown>;
+  if (typeof costs.name !== 'string') return 'name must be a string';
+  for (const key of TEMPLATE_COSTS) {
+    const value = costs[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      return `${key} must be a whole number of tokens, at least 0, got ${String(value)}`;
+  }
+  if (typeof costs.callIds !== 'boolean')
+    return `callIds must be true or false, got ${String(costs.callIds)}`;
+  if (costs.tools !== 'json' && costs.tools !== 'openai-functions')
+    return `tools must be 'json' or 'openai-functions', got ${String(costs.tools)}`;
+  return undefined;
+}
+
 /** The estimator's template: above what the measured templates add (see the figures above). */
 export const ESTIMATOR_TEMPLATE: ChatTemplateCosts = {
   name: 'estimator',
