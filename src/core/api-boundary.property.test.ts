@@ -150,6 +150,13 @@ describe('the entry points, given what they do not take', () => {
       'invalid_config',
       /counter template: toolCall must be a whole number of tokens, at least 0, got NaN/,
     );
+    // A counter whose count is not a number of tokens stops the fit, naming it.
+    const nanCounter = new ContextWindowManager({ counter: { name: 'mine/nan', count: () => Number.NaN } });
+    expectSpillwayError(
+      () => nanCounter.fit(fromOpenAIChat(openaiBody)),
+      'invalid_config',
+      /the counter mine\/nan gave NaN for a text of \d+ characters/,
+    );
     const manager = new ContextWindowManager({ contextLength: 8_192 });
     expectSpillwayError(
       () => manager.fit(undefined as never),

@@ -36,6 +36,20 @@ export interface Estimator extends TokenCounter {
  * counter.count('hello world'); // a little above the real 2
  */
 export function createEstimator({ family = 'conservative' }: { family?: TokenizerFamily } = {}): Estimator {
+  const estimator = makeEstimator(family);
+  ESTIMATORS.add(estimator);
+  return estimator;
+}
+
+/** The counters {@link createEstimator} made: their counts need no check. */
+const ESTIMATORS = new WeakSet<TokenCounter>();
+
+/** Whether `counter` is one of Spillway's estimators. */
+export function isEstimator(counter: TokenCounter): boolean {
+  return ESTIMATORS.has(counter);
+}
+
+function makeEstimator(family: TokenizerFamily): Estimator {
   const weightSets = weightSetsOf(family).map((weights) => Float64Array.from(weights));
   const shared = new Float64Array(FEATURE_COUNT);
   const score = (counts: Float64Array): number => {

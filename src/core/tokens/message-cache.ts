@@ -1,5 +1,6 @@
+import { SpillwayError } from '../errors/index.js';
 import type { ChatRequest, Message, ToolDefinition } from '../transcript/index.js';
-import { createEstimator } from './estimator.js';
+import { createEstimator, isEstimator } from './estimator.js';
 import {
   addBreakdown,
   countMessage,
@@ -63,6 +64,26 @@ function sharedPrefix(a: readonly object[], b: readonly object[]): number {
 }
 
 /**
+ * `counter` with every count checked, unless it is Spillway's estimator: a count that is not a number
+ * of tokens (NaN, negative, a string) would be summed into every total and every verdict, so it
+ * stops the count with an error naming the counter instead.
+ */
+function checkedCounter(counter: TokenCounter): TokenCounter {
+  if (isEstimator(counter)) return counter;
+  const count = (text: string): number => {
+    const tokens = counter.count(text);
+    if (typeof tokens === 'number' && tokens >= 0 && tokens < Number.POSITIVE_INFINITY) return tokens;
+    throw new SpillwayError(
+      'invalid_config',
+      `the counter ${counter.name} gave ${String(tokens)} for a text of ${text.length} characters: a count must be a number of tokens, at least 0`,
+    );
+  };
+  return counter.template === undefined
+    ? { name: counter.name, count }
+    : { name: counter.name, count, template: counter.template };
+}
+
+/**
  * Per-message counts, computed once per message object. Fitting a transcript that grew by k
  * messages counts only those k; the others are looked up. Messages are keyed by identity, so a
  * message must be replaced, not mutated, when it changes.
@@ -96,7 +117,7 @@ export class EstimateCache {
     counter: TokenCounter,
     { template = counter.template ?? ESTIMATOR_TEMPLATE, images = 'conservative' }: RenderCosts = {},
   ) {
-    this.counter = counter;
+    this.counter = checkedCounter(counter);
     this.costs = { template, images };
   }
 
