@@ -6,7 +6,8 @@
 import type { ClampMode, WindowCheck } from '../budget/index.js';
 import type { CompactTranscriptOptions, Summarizer } from '../compact/index.js';
 import { SpillwayError } from '../errors/index.js';
-import { type TokenCounter, templateCostsProblem } from '../tokens/index.js';
+import type { TokenCounter } from '../tokens/index.js';
+import { templateCostsProblem } from '../tokens/overheads.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
 import type { ManagerEvent } from './events.js';
 

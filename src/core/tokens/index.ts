@@ -63,7 +63,6 @@ export {
   TOOL_CALL_OVERHEAD,
   TOOL_DEFINITION_OVERHEAD,
   TOOL_RESULT_OVERHEAD,
-  templateCostsProblem,
 } from './overheads.js';
 export { splitForTokenizer, TOKENIZER_CHUNK_BYTES } from './split-for-tokenizer.js';
 export type { TokenCounter } from './token-counter.js';
