@@ -8,11 +8,10 @@
  *
  * Run: `npx tsx scripts/tokenizer-replay.ts [window=4096]`. A diagnostic: nothing is written.
  */
-import { maxTokensFor } from '../eval/kept/replay-strategies.js';
+import { asTranscript, maxTokensFor } from '../eval/kept/replay-strategies.js';
 import { readTrajectories } from '../eval/kept/trajectories.js';
-import type { Message } from '../src/core/index.js';
 import { exactCounterFor } from '../src/tokenizers/index.js';
-import { replayTranscript, type Transcript } from '../test/support/transcript-replay/index.js';
+import { replayTranscript } from '../test/support/transcript-replay/index.js';
 
 const window = Number(process.argv[2] ?? 4_096);
 if (!Number.isInteger(window) || window < 1_024) {
@@ -31,20 +30,7 @@ let steps = 0;
 let refused = 0;
 let refusedUnderLimit = 0;
 for (const trajectory of readTrajectories()) {
-  const transcript: Transcript = {
-    name: trajectory.name,
-    header: {
-      format: 'spillway-transcript-1',
-      agent: trajectory.agent,
-      source: trajectory.source as Transcript['header']['source'],
-      trimmed: { stoppedAt: null, steps: trajectory.steps.length },
-    },
-    messages: trajectory.messages as Message[],
-    steps: trajectory.steps.map((at) => ({
-      at,
-      usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
-    })),
-  };
+  const transcript = asTranscript(trajectory);
   let status = 'never asked';
   const run = await replayTranscript({
     transcript,

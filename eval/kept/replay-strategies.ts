@@ -27,7 +27,8 @@ export function baselineBudget(window: number): number {
   return Math.floor(window - maxTokensFor(window) - window * 0.03);
 }
 
-function asTranscript(trajectory: Trajectory): Transcript {
+/** A trajectory as the replay reads it: its steps with no recorded usage. */
+export function asTranscript(trajectory: Trajectory): Transcript {
   return {
     name: trajectory.name,
     header: {
