@@ -77,8 +77,21 @@ describe('stored prefixes', () => {
     expect(applyStoredPrefix(client, second)).toEqual([system, task, summary2, ...turn(5)]);
   });
 
-  it('keeps nothing from a compaction that kept no tail or changed nothing', () => {
-    expect(prefixFromCompaction({ client: history, sent: history, compacted: [summary] })).toBeUndefined();
+  it('keeps nothing from a compaction that changed nothing', () => {
     expect(prefixFromCompaction({ client: history, sent: history, compacted: history })).toBeUndefined();
+    expect(
+      prefixFromCompaction({ client: history, sent: history, compacted: history.slice() }),
+    ).toBeUndefined();
+  });
+
+  it('carries a compaction that changed the newest message into the next, longer history', () => {
+    const newest = history.at(-1) as Message;
+    const shortened: Message = { ...newest, content: 'file 3 [… cut to fit]' } as Message;
+    const compacted = [system, task, summary, ...history.slice(-2, -1), shortened];
+    const prefix = prefixFromCompaction({ client: history, sent: history, compacted });
+    expect(prefix).toMatchObject({ covered: history.length });
+    // The same history resent is left to the fit; a longer one starts with the replacement.
+    expect(applyStoredPrefix(history, prefix!)).toBeUndefined();
+    expect(applyStoredPrefix([...history, ...turn(4)], prefix!)).toEqual([...compacted, ...turn(4)]);
   });
 });

@@ -55,8 +55,9 @@ const textOf = (message: Message) => JSON.stringify(message);
 /**
  * What a compaction did, as a prefix to store: `sent` is what the compaction started from (the
  * caller's history with `previous` applied), `compacted` what it produced. Their common tail is what
- * was kept; the rest of `compacted` replaces the rest of `sent`. `undefined` when the compaction kept
- * nothing in common or changed nothing.
+ * was kept; the rest of `compacted` replaces the rest of `sent`, the newest message too when the
+ * compaction changed it (a tool result shortened to fit): the next request, which extends the
+ * history, then carries the same replacement. `undefined` when the compaction changed nothing.
  */
 export function prefixFromCompaction({
   caller,
@@ -80,12 +81,12 @@ export function prefixFromCompaction({
     kept++;
   }
   const replaced = sent.length - kept;
-  if (kept === 0 || replaced === 0) return undefined;
+  if (replaced === 0) return undefined;
   const previousLength = previous?.replacement.length ?? 0;
   // What the compaction replaced, counted in the caller's messages: the earlier replacement stands
   // for `previous.covered` of them.
   const covered = (previous?.covered ?? 0) + Math.max(0, replaced - previousLength);
-  if (covered <= 0 || covered >= caller.length) return undefined;
+  if (covered <= 0 || covered > caller.length) return undefined;
   const own = new Map<string, number>();
   caller.slice(0, covered).forEach((message, index) => {
     const text = textOf(message);

@@ -238,6 +238,11 @@ export class ContextWindowManager {
     noteCount(this.#core, options);
   }
 
+  /** Whether the caller offers the `recall` tool (the `recall` option): markers then name it. */
+  get offersRecall(): boolean {
+    return this.#core.options.recall === true;
+  }
+
   /** Takes the next recall id, for a placeholder made outside the manager (a hard truncation marker). */
   nextRecallId(): number {
     const core = this.#core;

@@ -36,7 +36,8 @@ export class ChainState {
     this.base = withoutStaleMaxTokens(context);
     this.current = this.base.messages;
     this.#originals = new Set(this.base.messages);
-    this.floor = smallestTranscript(this.current);
+    const empty = this.estimate([]);
+    this.floor = smallestTranscript(this.current, (message) => this.estimate([message]) - empty);
     this.floorMeasure = this.measure(this.floor);
     this.budget = this.measure(this.current).budget;
   }

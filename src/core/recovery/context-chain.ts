@@ -1,24 +1,40 @@
 /**
  * @module
  * The escalation chain for a prompt that does not fit, as a list of named steps: compaction (and
- * the same with a smaller kept tail) → forced prune → hard truncation → the non-LLM fallback, each
- * validated, with the smallest request checked first and a last try when only the estimate says
- * nothing fits.
+ * the same with a smaller kept tail) → forced prune → hard truncation → the newest turn's tool
+ * results shortened → the non-LLM fallback, each validated, with the smallest request checked first
+ * and a last try when only the estimate says nothing fits. Nothing before the fallback cuts the
+ * user's text.
  */
-import { type CompactionResult, validateCompaction } from '../compact/index.js';
+import { type CompactionResult, type RecallSpan, validateCompaction } from '../compact/index.js';
+import { describeToolCall, indexToolCalls } from '../compress/index.js';
 import { ContextTruncatedError } from '../errors/index.js';
 import { ESTIMATE_OVERCOUNT_CEILING } from '../tokens/index.js';
+import type { Message } from '../transcript/index.js';
 import { ChainState } from './chain-state.js';
 import type { RecoveryContext } from './recovery-context.js';
 import type { RecoveryResult } from './recovery-result.js';
 import { explainFloor } from './smallest-request.js';
-import { fallbackToNewest, type TranscriptCut, truncateTranscript } from './truncate-transcript.js';
+import {
+  fallbackToNewest,
+  type ShortenedTurnCut,
+  shortenNewestTurn,
+  type TranscriptCut,
+  truncateTranscript,
+} from './truncate-transcript.js';
 
 /** One step of the chain: a result to return, or `undefined` to go on. */
 type ChainStep = (chain: ChainState) => Promise<RecoveryResult | undefined> | RecoveryResult | undefined;
 
 /** The steps in the order they are tried. */
-const STEPS: readonly ChainStep[] = [floorCheck, compaction, forcedPrune, hardTruncation, fallback];
+const STEPS: readonly ChainStep[] = [
+  floorCheck,
+  compaction,
+  forcedPrune,
+  hardTruncation,
+  shortenedNewest,
+  fallback,
+];
 
 /**
  * Runs the chain: the first step that produces a request that fits wins. A smaller-but-still-over
@@ -166,7 +182,25 @@ function hardTruncation(chain: ChainState): RecoveryResult | undefined {
     recallId: chain.context.manager.nextRecallId(),
     fits: chain.fits,
   });
-  return tryCut(chain, 'truncate', cut);
+  return tryCut(chain, 'truncate', cut && transcriptCut(cut, 'truncation'));
+}
+
+/**
+ * The newest turn alone, its tool results shortened to their start and end: what the fit does when
+ * the head and the newest turn do not fit, here on the count the rejection proved right. The user's
+ * text stays whole, which the fallback's digest does not promise.
+ */
+function shortenedNewest(chain: ChainState): RecoveryResult | undefined {
+  const { manager } = chain.context;
+  const empty = chain.estimate([]);
+  const cut = shortenNewestTurn({
+    messages: chain.current,
+    recallId: () => manager.nextRecallId(),
+    fits: chain.fits,
+    tokensOf: (message) => chain.estimate([message]) - empty,
+    markers: { recall: manager.offersRecall },
+  });
+  return tryCut(chain, 'shorten', cut && shortenedCut(cut));
 }
 
 /** The non-LLM fallback, down to the newest pairing-safe unit. */
@@ -176,14 +210,58 @@ function fallback(chain: ChainState): RecoveryResult | undefined {
     recallId: chain.context.manager.nextRecallId(),
     fits: chain.fits,
   });
-  return tryCut(chain, 'fallback', cut);
+  return tryCut(chain, 'fallback', cut && transcriptCut(cut, 'compacted'));
+}
+
+/** A cut the chain may accept: the history it leaves, and each placeholder with what it stands for. */
+interface ChainCut {
+  messages: Message[];
+  placed: Array<{
+    placeholder: Message;
+    removed: readonly Message[];
+    span: Omit<RecallSpan, 'messages'>;
+  }>;
+}
+
+type Placed = ChainCut['placed'][number];
+
+/** A marker that stands for the messages a cut took out. */
+function markerPlaced(
+  { marker, removed }: { marker: Message; removed: readonly Message[] },
+  kind: 'truncation' | 'compacted',
+): Placed {
+  const id = /#(\d+)/.exec(String(marker.content))?.[1] ?? '';
+  const label = `${removed.length} messages ${kind === 'truncation' ? 'truncated' : 'condensed'}`;
+  return { placeholder: marker, removed, span: { id, kind, label } };
+}
+
+function transcriptCut(cut: TranscriptCut, kind: 'truncation' | 'compacted'): ChainCut {
+  return { messages: cut.messages, placed: [markerPlaced(cut, kind)] };
+}
+
+function shortenedCut(cut: ShortenedTurnCut): ChainCut {
+  const placed: Placed[] = cut.truncation ? [markerPlaced(cut.truncation, 'truncation')] : [];
+  const calls = indexToolCalls(cut.messages);
+  for (const { shortened, original, recallId } of cut.results) {
+    const call = calls.get(original.toolCallId)?.call;
+    placed.push({
+      placeholder: shortened,
+      removed: [original],
+      span: {
+        id: String(recallId),
+        kind: 'truncated',
+        label: call ? describeToolCall(call) : `tool result ${original.toolCallId}`,
+      },
+    });
+  }
+  return { messages: cut.messages, placed };
 }
 
 /** Validates a transcript cut and accepts it when it keeps everything a compaction must. */
 function tryCut(
   chain: ChainState,
-  step: 'truncate' | 'fallback',
-  cut: TranscriptCut | undefined,
+  step: 'truncate' | 'shorten' | 'fallback',
+  cut: ChainCut | undefined,
 ): RecoveryResult | undefined {
   const budget = chain.budget;
   if (cut === undefined) {
@@ -203,12 +281,6 @@ function tryCut(
     budget,
   });
   if (!check.ok) return undefined;
-  const id = /#(\d+)/.exec(String(cut.marker.content))?.[1] ?? '';
-  const kind = step === 'truncate' ? 'truncation' : 'compacted';
-  chain.record(cut.marker, cut.removed, {
-    id,
-    kind,
-    label: `${cut.removed.length} messages ${kind === 'truncation' ? 'truncated' : 'condensed'}`,
-  });
-  return chain.accept(step === 'truncate' ? 'truncated' : 'fallback', cut.messages);
+  for (const { placeholder, removed, span } of cut.placed) chain.record(placeholder, removed, span);
+  return chain.accept(step === 'fallback' ? 'fallback' : 'truncated', cut.messages);
 }

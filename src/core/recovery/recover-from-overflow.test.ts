@@ -246,13 +246,15 @@ describe('recoverFromOverflow: the context chain', () => {
     expectNothingLost(history, result);
   });
 
-  it('falls back to a digest and the newest pairing-safe unit when even the newest turn is too large', async () => {
+  it("shortens the newest turn's tool results, never the user's text, when even the newest turn is too large", async () => {
     const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
+    const spec = `Here is the spec:\n${'the service must do this and that '.repeat(200)}`;
+    const big = sourceOutput(220, 'big');
     const history: Message[] = [
       { role: 'system', content: 'You are an agent.' },
-      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
+      { role: 'user', content: spec },
       ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
-      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
+      ...toolTurn('c2', 'read_file', 'src/big.ts', big),
       { role: 'user', content: 'Forget that file; just summarize the spec.' },
     ];
     const result = await recoverFromOverflow({
@@ -261,9 +263,79 @@ describe('recoverFromOverflow: the context chain', () => {
       manager,
     });
     expect(result.steps).toContainEqual(step({ step: 'truncate', outcome: 'nothing_fits' }));
+    expect(result.steps).toContainEqual(step({ step: 'shorten', outcome: 'ok' }));
+    expect(result.action).toBe('truncated');
+    const messages = messagesOf(result) ?? [];
+    // The head whole, the turn before the newest truncated, the newest turn with its result shortened.
+    expect(messages.slice(0, 2)).toEqual(history.slice(0, 2));
+    expect(contentText(messages[2]?.content ?? '')).toMatch(/^\[truncated #\d+: 2 earlier messages removed/);
+    expect(messages[3]).toBe(history[4]);
+    const shortened = contentText(messages[4]?.content ?? '');
+    expect(shortened.length).toBeLessThan(big.length);
+    expect(shortened.startsWith(big.slice(0, 200))).toBe(true);
+    expect(shortened.endsWith(big.slice(-60))).toBe(true);
+    expect(shortened).toMatch(
+      /\[… \d+ lines \(about [\d,]+ tokens\) of this output cut to fit the context window; ask for a narrower range to see it\]/,
+    );
+    expect(messages.at(-1)).toBe(history.at(-1));
+    // Each placeholder stands for what it took out: the truncated turn, and the whole result.
+    expect(recallOf(result)).toEqual([
+      expect.objectContaining({ kind: 'truncation', messages: history.slice(2, 4) }),
+      expect.objectContaining({
+        kind: 'truncated',
+        label: expect.stringContaining('src/big.ts'),
+        messages: [history[5]],
+      }),
+    ]);
+    fits(manager, requestOf(result));
+    expectNothingLost(history, result);
+  });
+
+  it('names recall in the shortened result where the caller offers it', async () => {
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 64_000,
+      model: MODEL,
+      recall: true,
+    });
+    const history: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
+      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
+    ];
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(5_000),
+      manager,
+    });
+    expect(result.action).toBe('truncated');
+    const [span] = recallOf(result) ?? [];
+    expect(contentText(messagesOf(result)?.at(-1)?.content ?? '')).toContain(
+      `; recall #${span?.id} brings it back]`,
+    );
+    expect(messagesOf(result)?.[1]).toBe(history[1]);
+  });
+
+  it('falls back to a digest and the newest pairing-safe unit when the newest turn has no tool result to shorten', async () => {
+    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
+    const history: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
+      ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
+      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
+      { role: 'assistant', content: `My notes on it: ${'a long aside about the file '.repeat(500)}` },
+      { role: 'user', content: 'Forget that file; just summarize the spec.' },
+    ];
+    const result = await recoverFromOverflow({
+      request: request(history),
+      overflow: context(5_000),
+      manager,
+    });
+    expect(result.steps).toContainEqual(step({ step: 'truncate', outcome: 'nothing_fits' }));
+    expect(result.steps).toContainEqual(step({ step: 'shorten', outcome: 'nothing_fits' }));
     expect(result.action).toBe('fallback');
     const digest = contentText(messagesOf(result)?.[1]?.content ?? '');
-    expect(digest).toMatch(/^\[compacted #\d+: 5 earlier messages condensed without a model/);
+    expect(digest).toMatch(/^\[compacted #\d+: 6 earlier messages condensed without a model/);
     expect(digest).toContain('[tool read_file(src/big.ts) ran, result elided]');
     expect(messagesOf(result)?.at(-1)).toBe(history.at(-1));
     fits(manager, requestOf(result));

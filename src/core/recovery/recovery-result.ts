@@ -64,8 +64,12 @@ export type RecoveryStep =
       budget?: number;
     }
   | { step: 'forced_prune'; stubbed: number; before: number; after: number; budget: number }
+  /**
+   * `shorten`: the newest turn alone (the turns before it truncated), its tool results shortened to
+   * their start and end; the user's text is kept whole.
+   */
   | {
-      step: 'truncate' | 'fallback';
+      step: 'truncate' | 'shorten' | 'fallback';
       outcome: 'ok' | 'nothing_fits' | CompactionIssueCode;
       estimate?: number;
       budget: number;
@@ -175,8 +179,9 @@ export function describeRecoveryStep(step: RecoveryStep): string {
     case 'forced_prune':
       return `forced prune: ${step.stubbed} tool results stubbed (${step.before} → ${step.after} / ${step.budget})`;
     case 'truncate':
+    case 'shorten':
     case 'fallback':
-      return `${step.step === 'truncate' ? 'truncated' : 'fallback'}: ${step.outcome}${step.estimate === undefined ? '' : ` (${step.estimate} / ${step.budget})`}`;
+      return `${step.step === 'truncate' ? 'truncated' : step.step === 'shorten' ? "newest turn's tool results shortened" : 'fallback'}: ${step.outcome}${step.estimate === undefined ? '' : ` (${step.estimate} / ${step.budget})`}`;
     case 'refit_failed':
       return `${step.after}: the result still does not fit when fitted; next step`;
     case 'last_try':

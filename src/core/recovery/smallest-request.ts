@@ -3,6 +3,8 @@
  * The smallest request recovery could ever send, and what to tell the user when even that does not
  * fit: the problem is then not the history, so no history is compacted for it.
  */
+import { newestToolRun, renderedToolMessage } from '../compress/index.js';
+import { keepEnds, shortenedMarker } from '../cut/index.js';
 import type { RequestMeasure } from '../manager/index.js';
 import { describeSources, measureSchemaFloor } from '../schemas/index.js';
 import { createEstimator } from '../tokens/index.js';
@@ -10,15 +12,31 @@ import { contentText, type Message, type ToolDefinition } from '../transcript/in
 import { fallbackMarker, newestUnitStart } from './truncate-transcript.js';
 
 /**
- * The system prompt, a one-line placeholder and the newest pairing-safe unit: the floor under every
- * step of the recovery chain.
+ * The system prompt, a one-line placeholder and the newest pairing-safe unit, its tool results cut
+ * down to the marker a shortened result carries (the chain can shorten them, as `fit` does): the
+ * floor under every step of the recovery chain. `tokensOf` gives the marker its figure.
  */
-export function smallestTranscript(messages: readonly Message[]): Message[] {
+export function smallestTranscript(
+  messages: readonly Message[],
+  tokensOf: (message: Message) => number = () => 0,
+): Message[] {
   let systems = 0;
   while (systems < messages.length && messages[systems]?.role === 'system') systems++;
   const start = Math.max(systems, newestUnitStart(messages));
   const placeholder: Message = { role: 'user', content: `${fallbackMarker(99_999, 99_999)}\n\n[… omitted]` };
-  return [...messages.slice(0, systems), ...(start > systems ? [placeholder] : []), ...messages.slice(start)];
+  const newest = messages.slice(start);
+  const run = newestToolRun(newest);
+  const least = newest.map((message) =>
+    message.role === 'tool' && run.has(message.toolCallId)
+      ? renderedToolMessage(
+          message,
+          keepEnds(contentText(message.content), 0, ({ lines }) =>
+            shortenedMarker({ recallId: 0, lines, tokens: tokensOf(message) }, { recall: false }),
+          ).trim(),
+        )
+      : message,
+  );
+  return [...messages.slice(0, systems), ...(start > systems ? [placeholder] : []), ...least];
 }
 
 /**

@@ -1,11 +1,19 @@
 /**
  * @module
- * The last two transcript cuts of the recovery chain: hard truncation (a marker and the newest whole
- * turns that fit) and the fallback to the newest pairing-safe unit (a digest of everything before it).
+ * The last three transcript cuts of the recovery chain: hard truncation (a marker and the newest
+ * whole turns that fit), the newest turn with its tool results shortened, and the fallback to the
+ * newest pairing-safe unit (a digest of everything before it).
  */
 import { compactionUnits, fallbackDigest } from '../compact/index.js';
-import { formatCount } from '../compress/index.js';
-import { type Message, splitTurns, type UserMessage } from '../transcript/index.js';
+import { formatCount, newestToolRun, renderedToolMessage } from '../compress/index.js';
+import { keepEnds, type MarkerOptions, shortenedMarker } from '../cut/index.js';
+import {
+  contentText,
+  type Message,
+  splitTurns,
+  type ToolMessage,
+  type UserMessage,
+} from '../transcript/index.js';
 
 /** What a cut produced. */
 export interface TranscriptCut {
@@ -63,6 +71,103 @@ export function truncateTranscript({
   }
   if (best === undefined) return undefined;
   return { messages: best.messages, marker: best.marker, removed: messages.slice(head.end, best.start) };
+}
+
+/** A tool result the newest turn kept only the start and end of, and the whole one it stands for. */
+export interface ShortenedResult {
+  shortened: ToolMessage;
+  original: ToolMessage;
+  recallId: number;
+}
+
+/** What {@link shortenNewestTurn} produced: a hard truncation (when turns went) and shortened results. */
+export interface ShortenedTurnCut {
+  messages: Message[];
+  /** The truncation marker and what it took out, when turns before the newest went. */
+  truncation?: { marker: UserMessage; removed: Message[] };
+  results: ShortenedResult[];
+}
+
+/** Steps of the search for the most of each result that fits. */
+const KEEP_SEARCH_STEPS = 12;
+
+/**
+ * The head, a truncation marker for the turns before the newest (when there are any), and the newest
+ * turn with the results of its newest tool run shortened to their start and end, each by the same
+ * share, the most that `fits` accepts: what the fit does with a newest turn too large for the window.
+ * The user's and the system's text are never cut. `undefined` when the newest turn has no tool
+ * results, or even empty ones do not fit.
+ *
+ * @example
+ * shortenNewestTurn({ messages, recallId: () => manager.nextRecallId(), fits, tokensOf, markers: { recall: true } });
+ */
+export function shortenNewestTurn({
+  messages,
+  recallId,
+  fits,
+  tokensOf,
+  markers,
+}: {
+  messages: readonly Message[];
+  /** Takes the next recall id (one for the marker, one for each shortened result). */
+  recallId: () => number;
+  fits: (messages: Message[]) => boolean;
+  /** Tokens one message takes, for the markers' "about N tokens" cut. */
+  tokensOf: (message: Message) => number;
+  markers: MarkerOptions;
+}): ShortenedTurnCut | undefined {
+  const { head, turns } = splitTurns(messages);
+  const newest = turns.at(-1);
+  if (newest === undefined) return undefined;
+  const turn = messages.slice(newest.start);
+  const run = newestToolRun(turn);
+  const indices = turn.flatMap((message, index) =>
+    message.role === 'tool' && run.has(message.toolCallId) ? [index] : [],
+  );
+  if (indices.length === 0) return undefined;
+  const removed = messages.slice(head.end, newest.start);
+  const truncation =
+    removed.length === 0 ? undefined : { marker: truncationMarker(recallId(), removed.length), removed };
+  const before = [...messages.slice(0, head.end), ...(truncation ? [truncation.marker] : [])];
+  const ids = indices.map(() => recallId());
+  const tokens = indices.map((index) => tokensOf(turn[index] as Message));
+  const assemble = (share: number) => {
+    const out = turn.slice();
+    const results: ShortenedResult[] = [];
+    indices.forEach((index, at) => {
+      const original = turn[index] as ToolMessage;
+      const text = contentText(original.content);
+      const keep = Math.floor(text.length * share);
+      if (keep >= text.length) return;
+      const id = ids[at] as number;
+      const shortened = renderedToolMessage(
+        original,
+        keepEnds(text, keep, ({ lines, chars }) =>
+          shortenedMarker(
+            { recallId: id, lines, tokens: Math.ceil(((tokens[at] as number) * chars) / text.length) },
+            markers,
+          ),
+        ),
+      );
+      out[index] = shortened;
+      results.push({ shortened, original, recallId: id });
+    });
+    return { messages: [...before, ...out], results };
+  };
+  let best = assemble(0);
+  if (!fits(best.messages)) return undefined;
+  // The most of every result that fits: a bisection on the share kept.
+  let low = 0;
+  let high = 1;
+  for (let step = 0; step < KEEP_SEARCH_STEPS; step++) {
+    const share = (low + high) / 2;
+    const candidate = assemble(share);
+    if (fits(candidate.messages)) {
+      low = share;
+      best = candidate;
+    } else high = share;
+  }
+  return { messages: best.messages, ...(truncation ? { truncation } : {}), results: best.results };
 }
 
 /** The start of the newest pairing-safe unit: the last message, with its assistant call if it is a tool result. */
