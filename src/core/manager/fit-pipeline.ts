@@ -454,15 +454,21 @@ function shortenToFit(
   const shortened = new Set<string>();
   for (let round = 0; round < SHORTEN_ROUNDS && verdictOf(counted, context) === 'over'; round++) {
     const factor = counted.raw > 0 ? counted.tokens / counted.raw : scalarFactor(context.calibration);
-    const result = shortenNewest({
-      messages: candidate.messages,
-      state: candidate.compression,
-      room: budgetFor(counted, context) - Math.ceil(context.fixedRaw * factor),
-      estimateOf: (message) => context.cache.message(message).total,
-      factor,
-      markers: context.markerOptions,
-      memo: context.memo,
-    });
+    const shorten = (room: number, factor: number) =>
+      shortenNewest({
+        messages: candidate.messages,
+        state: candidate.compression,
+        room: room - Math.ceil(context.fixedRaw * factor),
+        estimateOf: (message) => context.cache.message(message).total,
+        factor,
+        markers: context.markerOptions,
+        memo: context.memo,
+      });
+    // When the rest of the request leaves the results no room on the count's upper bound, they are
+    // shortened to what its lower bound leaves within the window's limit: sent as uncertain, for the
+    // provider to judge, rather than refused on an estimate's margin.
+    const lowFactor = counted.raw > 0 ? counted.low / counted.raw : factor;
+    const result = shorten(budgetFor(counted, context), factor) ?? shorten(context.limit, lowFactor);
     if (!result) break;
     candidate = {
       ...candidate,

@@ -59,3 +59,34 @@ describe('the budget a measured count is judged against', () => {
     expect(() => past.fit(request(next(again)))).toThrow(ContextTruncatedError);
   });
 });
+
+describe('a newest tool result the upper bound leaves no room for', () => {
+  it('is shortened to what the lower bound leaves within the window less the reserve, not refused', () => {
+    // A window the head fills but for 5 tokens of the budget a provider's count is judged against,
+    // and the count's margin below the limit (the window less the reply's reserve).
+    const head = new ContextWindowManager({ contextLength: 100_000 }).fit(request(first)).estimate;
+    const manager = new ContextWindowManager({ contextLength: head + 1_000 + COUNTED_MARGIN + 5 });
+    const sent = manager.fit(request(first)).request.messages;
+    // The provider counts the head as estimated: on the count's upper bound the rest of the next
+    // request leaves a tool result no room; on its lower bound there is room below the limit.
+    manager.observe({ promptTokens: head });
+    const output = Array.from({ length: 3_000 }, (_, line) => `row ${line}: value ${line * 7}`).join('\n');
+    const next: Message[] = [
+      ...sent,
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call_1', name: 'bash', arguments: '{"command":"cat data.txt"}' }],
+      },
+      { role: 'tool', toolCallId: 'call_1', content: output },
+    ];
+    const result = manager.fit(request(next));
+    expect(result.verdict).toBe('uncertain');
+    expect(result.cut.shortened).toBe(1);
+    expect(result.request.messages.slice(0, 3)).toEqual(next.slice(0, 3));
+    const kept = String(result.request.messages.at(-1)?.content);
+    expect(kept.length).toBeLessThan(output.length);
+    expect(kept).toMatch(/of this output cut to fit the context window/);
+    expect(result.estimate).toBeGreaterThan(result.budget);
+  });
+});
