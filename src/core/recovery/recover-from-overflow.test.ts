@@ -246,22 +246,31 @@ describe('recoverFromOverflow: the context chain', () => {
     expectNothingLost(history, result);
   });
 
-  it("shortens the newest turn's tool results, never the user's text, when even the newest turn is too large", async () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
-    const spec = `Here is the spec:\n${'the service must do this and that '.repeat(200)}`;
-    const big = sourceOutput(220, 'big');
-    const history: Message[] = [
-      { role: 'system', content: 'You are an agent.' },
-      { role: 'user', content: spec },
-      ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
-      ...toolTurn('c2', 'read_file', 'src/big.ts', big),
-      { role: 'user', content: 'Forget that file; just summarize the spec.' },
-    ];
-    const result = await recoverFromOverflow({
-      request: request(history),
-      overflow: context(5_000),
-      manager,
+  /** A long spec, a small read and a large one, then `after`; recovered in a 5,000-token window. */
+  const spec = `Here is the spec:\n${'the service must do this and that '.repeat(200)}`;
+  const big = sourceOutput(220, 'big');
+  const specSession = (after: Message[]): Message[] => [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: spec },
+    ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
+    ...toolTurn('c2', 'read_file', 'src/big.ts', big),
+    ...after,
+  ];
+  const recoverAt5k = (history: Message[], options: { recall?: boolean } = {}) => {
+    const manager = new ContextWindowManager({
+      counter: charCounter,
+      contextLength: 64_000,
+      model: MODEL,
+      ...options,
     });
+    return recoverFromOverflow({ request: request(history), overflow: context(5_000), manager }).then(
+      (result) => ({ result, manager }),
+    );
+  };
+
+  it("shortens the newest turn's tool results, never the user's text, when even the newest turn is too large", async () => {
+    const history = specSession([{ role: 'user', content: 'Forget that file; just summarize the spec.' }]);
+    const { result, manager } = await recoverAt5k(history);
     expect(result.steps).toContainEqual(step({ step: 'truncate', outcome: 'nothing_fits' }));
     expect(result.steps).toContainEqual(step({ step: 'shorten', outcome: 'ok' }));
     expect(result.action).toBe('truncated');
@@ -292,24 +301,10 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('names recall in the shortened result where the caller offers it', async () => {
-    const manager = new ContextWindowManager({
-      counter: charCounter,
-      contextLength: 64_000,
-      model: MODEL,
-      recall: true,
-    });
-    const history: Message[] = [
-      { role: 'system', content: 'You are an agent.' },
-      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
-      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
-    ];
-    const result = await recoverFromOverflow({
-      request: request(history),
-      overflow: context(5_000),
-      manager,
-    });
+    const history = specSession([]);
+    const { result } = await recoverAt5k(history, { recall: true });
     expect(result.action).toBe('truncated');
-    const [span] = recallOf(result) ?? [];
+    const [, span] = recallOf(result) ?? [];
     expect(contentText(messagesOf(result)?.at(-1)?.content ?? '')).toContain(
       `; recall #${span?.id} brings it back]`,
     );
@@ -317,20 +312,11 @@ describe('recoverFromOverflow: the context chain', () => {
   });
 
   it('falls back to a digest and the newest pairing-safe unit when the newest turn has no tool result to shorten', async () => {
-    const manager = new ContextWindowManager({ counter: charCounter, contextLength: 64_000, model: MODEL });
-    const history: Message[] = [
-      { role: 'system', content: 'You are an agent.' },
-      { role: 'user', content: `Here is the spec:\n${'the service must do this and that '.repeat(200)}` },
-      ...toolTurn('c1', 'read_file', 'src/a.ts', sourceOutput(30, 'a')),
-      ...toolTurn('c2', 'read_file', 'src/big.ts', sourceOutput(220, 'big')),
+    const history = specSession([
       { role: 'assistant', content: `My notes on it: ${'a long aside about the file '.repeat(500)}` },
       { role: 'user', content: 'Forget that file; just summarize the spec.' },
-    ];
-    const result = await recoverFromOverflow({
-      request: request(history),
-      overflow: context(5_000),
-      manager,
-    });
+    ]);
+    const { result, manager } = await recoverAt5k(history);
     expect(result.steps).toContainEqual(step({ step: 'truncate', outcome: 'nothing_fits' }));
     expect(result.steps).toContainEqual(step({ step: 'shorten', outcome: 'nothing_fits' }));
     expect(result.action).toBe('fallback');
