@@ -4,7 +4,7 @@
  * the same with a smaller kept tail) → forced prune → hard truncation → the newest turn's tool
  * results shortened → the non-LLM fallback, each validated, with the smallest request checked first
  * and a last try when only the estimate says nothing fits. Nothing before the fallback cuts the
- * user's text.
+ * head (the system prompt and the task).
  */
 import { type CompactionResult, type RecallSpan, validateCompaction } from '../compact/index.js';
 import { describeToolCall, indexToolCalls } from '../compress/index.js';
