@@ -6,7 +6,7 @@
 import type { RecallSpan } from '../compact/index.js';
 import type { RequestMeasure } from '../manager/index.js';
 import type { ChatRequest, Message } from '../transcript/index.js';
-import { type RecoveryContext, tryFit } from './recovery-context.js';
+import { type RecoveryContext, statesLowerBound, tryFit } from './recovery-context.js';
 import type { RecoveryResult } from './recovery-result.js';
 import { smallestTranscript } from './smallest-request.js';
 
@@ -29,6 +29,8 @@ export class ChainState {
   readonly #originals: Set<Message>;
   readonly #standsFor = new Map<Message, Message[]>();
   readonly #spans: PlacedSpan[] = [];
+  /** The rejected request's prompt count as the provider stated it, when it did. */
+  readonly #stated: StatedPrompt | undefined;
 
   constructor(context: RecoveryContext) {
     this.context = context;
@@ -36,6 +38,7 @@ export class ChainState {
     this.base = withoutStaleMaxTokens(context);
     this.current = this.base.messages;
     this.#originals = new Set(this.base.messages);
+    this.#stated = statedPrompt(context, (messages) => this.measure(messages).low);
     const empty = this.estimate([]);
     this.floor = smallestTranscript(this.current, (message) => this.estimate([message]) - empty);
     this.floorMeasure = this.measure(this.floor);
@@ -48,7 +51,28 @@ export class ChainState {
 
   estimate = (messages: readonly Message[]): number => this.measure(messages).estimate;
 
-  fits = (messages: Message[]): boolean => this.estimate(messages) <= this.budget;
+  /**
+   * The most a candidate can count: its estimate, or, when it keeps messages of the rejected request
+   * whose count the provider stated, that figure less the least the messages it left out count, plus
+   * the estimate of the messages it has in their place, whichever is smaller. A stated count is the
+   * provider's own; the estimate's margin is then needed only for what changed.
+   */
+  bound = (messages: readonly Message[]): number => {
+    const estimate = this.estimate(messages);
+    const stated = this.#stated;
+    if (stated === undefined) return estimate;
+    const kept = new Set(messages);
+    const left = stated.messages.filter((message) => !kept.has(message));
+    if (left.length === stated.messages.length) return estimate;
+    const sent = new Set(stated.messages);
+    const added = messages.filter((message) => !sent.has(message));
+    const none = this.measure([]);
+    const fromStated =
+      stated.input - (this.measure(left).low - none.low) + (this.estimate(added) - none.estimate);
+    return Math.min(estimate, Math.ceil(fromStated));
+  };
+
+  fits = (messages: Message[]): boolean => this.bound(messages) <= this.budget;
 
   /** Notes a placeholder and the messages it took out (placeholders of earlier steps resolved). */
   record(placeholder: Message, removed: readonly Message[], span: Omit<RecallSpan, 'messages'>): void {
@@ -89,6 +113,29 @@ export class ChainState {
         .map(({ placeholder: _, ...span }) => span),
     });
   }
+}
+
+/** The prompt count a provider stated for the request it rejected, with that request's least count. */
+interface StatedPrompt {
+  messages: readonly Message[];
+  input: number;
+  low: number;
+}
+
+/**
+ * The rejected request's count, when the rejection states it in tokens (not vLLM's lower bound) and
+ * the request sent is known apart from the history (`history` passed beside it).
+ */
+function statedPrompt(
+  context: RecoveryContext,
+  lowOf: (messages: readonly Message[]) => number,
+): StatedPrompt | undefined {
+  const { overflow, options } = context;
+  if (overflow.input === undefined || overflow.units === 'characters' || statesLowerBound(overflow))
+    return undefined;
+  if (options.history === undefined) return undefined;
+  const { messages } = options.request;
+  return { messages, input: overflow.input, low: lowOf(messages) };
 }
 
 /**

@@ -272,12 +272,12 @@ function tryCut(
     before: chain.current,
     after: cut.messages,
     budget,
-    estimate: chain.estimate,
+    estimate: chain.bound,
   });
   chain.context.steps.push({
     step,
     outcome: check.ok ? 'ok' : check.code,
-    estimate: chain.estimate(cut.messages),
+    estimate: chain.bound(cut.messages),
     budget,
   });
   if (!check.ok) return undefined;

@@ -311,6 +311,53 @@ describe('recoverFromOverflow: the context chain', () => {
     expect(messagesOf(result)?.[1]).toBe(history[1]);
   });
 
+  it('judges its cuts by the prompt count the provider stated, so a task the estimate alone puts over stays whole', async () => {
+    const window = 5_000;
+    const probe = new ContextWindowManager({ counter: charCounter, contextLength: window, model: MODEL });
+    const budget = probe.measure(request([], { maxTokens: 512 })).budget;
+    // A task that leaves the newest turn about 60 tokens by the estimate: not even an empty result fits.
+    const task = 'the service must do this and that '.repeat(Math.floor(((budget - 60) * 4) / 34));
+    const history: Message[] = [
+      { role: 'system', content: 'You are an agent.' },
+      { role: 'user', content: task },
+      ...toolTurn(
+        'c1',
+        'read_file',
+        'src/big.ts',
+        sourceOutput(60, 'big'),
+        'Reading the file the task names now.',
+      ),
+    ];
+    const sent = request(history, { maxTokens: 512 });
+    const recover = (input?: number) => {
+      const manager = new ContextWindowManager({ counter: charCounter, contextLength: window, model: MODEL });
+      // A run under way: the provider's reports have narrowed the estimate's bounds.
+      for (let send = 0; send < 3; send++) {
+        const opening = manager.fit(request(history.slice(0, 2), { maxTokens: 512 }));
+        manager.observe({ promptTokens: opening.estimate });
+      }
+      const estimate = manager.measure(sent).estimate;
+      const overflow: OverflowInfo = {
+        kind: 'context',
+        window,
+        ...(input === undefined ? {} : { input: Math.round(estimate * input) }),
+        pattern: 'test',
+      };
+      return recoverFromOverflow({ request: sent, history, overflow, manager });
+    };
+    // The provider counted the request at 88% of the estimate, over the window with the reply: by
+    // that figure the task and a shortened result fit.
+    const stated = await recover(0.88);
+    expect(stated.steps).toContainEqual(step({ step: 'shorten', outcome: 'ok' }));
+    expect(stated.action).toBe('truncated');
+    expect(messagesOf(stated)?.[1]).toBe(history[1]);
+    // Without the figure, the estimate is all there is: the fallback's digest cuts the task.
+    const unstated = await recover();
+    expect(unstated.steps).toContainEqual(step({ step: 'shorten', outcome: 'nothing_fits' }));
+    expect(unstated.action).toBe('fallback');
+    expect(contentText(messagesOf(unstated)?.[1]?.content ?? '').length).toBeLessThan(task.length);
+  });
+
   it('falls back to a digest and the newest pairing-safe unit when the newest turn has no tool result to shorten', async () => {
     const history = specSession([
       { role: 'assistant', content: `My notes on it: ${'a long aside about the file '.repeat(500)}` },

@@ -14,7 +14,10 @@ import {
 } from '../overflow/index.js';
 import { requireChatRequest, requireMessages } from '../transcript/index.js';
 import { contextChain } from './context-chain.js';
-import { type RecoveryContext, tryFit } from './recovery-context.js';
+import { type RecoveryContext, statesLowerBound, tryFit } from './recovery-context.js';
+
+export { statesLowerBound };
+
 import type { RecoverFromOverflowOptions, RecoveryResult } from './recovery-result.js';
 
 /**
@@ -272,14 +275,4 @@ function recoverOutputCap(context: RecoveryContext): Promise<RecoveryResult> | R
     cap,
   });
   return context.finish({ action: 'lower_output_cap', request: { ...sent.request, maxTokens: to } });
-}
-
-/**
- * Whether the input figure is a lower bound rather than the prompt's size: vLLM from 0.20 states
- * `W - B + 1` ("your prompt contains at least A input tokens", "You passed A input tokens…"), the
- * length it truncated its count at (`vllm/renderers/params.py`).
- */
-export function statesLowerBound(overflow: OverflowInfo): boolean {
-  const { input, output, window } = overflow;
-  return input !== undefined && output !== undefined && window !== undefined && input === window - output + 1;
 }

@@ -47,3 +47,13 @@ export function tryFit(manager: ContextWindowManager, request: ChatRequest): Fit
     throw error;
   }
 }
+
+/**
+ * Whether the input figure is a lower bound rather than the prompt's size: vLLM from 0.20 states
+ * `W - B + 1` ("your prompt contains at least A input tokens", "You passed A input tokens…"), the
+ * length it truncated its count at (`vllm/renderers/params.py`).
+ */
+export function statesLowerBound(overflow: OverflowInfo): boolean {
+  const { input, output, window } = overflow;
+  return input !== undefined && output !== undefined && window !== undefined && input === window - output + 1;
+}
