@@ -52,10 +52,11 @@ export class ChainState {
   estimate = (messages: readonly Message[]): number => this.measure(messages).estimate;
 
   /**
-   * The most a candidate can count: its estimate, or, when it keeps messages of the rejected request
-   * whose count the provider stated, that figure less the least the messages it left out count, plus
-   * the estimate of the messages it has in their place, whichever is smaller. A stated count is the
-   * provider's own; the estimate's margin is then needed only for what changed.
+   * What a candidate counts at most, in the budget's terms: its estimate, or, when it keeps messages
+   * of the rejected request whose count the provider stated, that figure less the least the messages
+   * it left out count, plus the estimate of the messages it has in their place, whichever is smaller.
+   * A stated count is the provider's own, so it needs no safety share (the estimate's margin covers
+   * what changed): it is compared with the budget as the window less the reply's reserve would be.
    */
   bound = (messages: readonly Message[]): number => {
     const estimate = this.estimate(messages);
@@ -69,7 +70,8 @@ export class ChainState {
     const none = this.measure([]);
     const fromStated =
       stated.input - (this.measure(left).low - none.low) + (this.estimate(added) - none.estimate);
-    return Math.min(estimate, Math.ceil(fromStated));
+    const safety = Math.max(0, none.window - none.reserve - this.budget);
+    return Math.min(estimate, Math.ceil(fromStated) - safety);
   };
 
   fits = (messages: Message[]): boolean => this.bound(messages) <= this.budget;

@@ -351,6 +351,11 @@ describe('recoverFromOverflow: the context chain', () => {
     expect(stated.steps).toContainEqual(step({ step: 'shorten', outcome: 'ok' }));
     expect(stated.action).toBe('truncated');
     expect(messagesOf(stated)?.[1]).toBe(history[1]);
+    // By a stated figure, the window less the reply's reserve is the bound, not the budget: the
+    // safety share is for an estimate's error. At 94% the candidate is over the one, not the other.
+    const nearLimit = await recover(0.94);
+    expect(nearLimit.steps).toContainEqual(step({ step: 'shorten', outcome: 'ok' }));
+    expect(messagesOf(nearLimit)?.[1]).toBe(history[1]);
     // Without the figure, the estimate is all there is: the fallback's digest cuts the task.
     const unstated = await recover();
     expect(unstated.steps).toContainEqual(step({ step: 'shorten', outcome: 'nothing_fits' }));
