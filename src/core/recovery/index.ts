@@ -1,10 +1,12 @@
 /**
  * @module
  * Recovery from overflows: per kind (`budget`: lower `max_tokens`; `output_cap`: lower the cap;
- * `context`: the escalation chain of compaction, a smaller kept tail, forced prune, hard truncation
- * and the non-LLM fallback), one recovery per turn, and a clear stop when nothing can fit.
+ * `context`: the escalation chain of compaction, a smaller kept tail, forced prune, hard truncation,
+ * the newest turn's tool results shortened and the non-LLM fallback), one recovery per turn, and a
+ * clear stop when nothing can fit.
  */
-export { recoverFromOverflow, statesLowerBound } from './recover-from-overflow.js';
+export { recoverFromOverflow } from './recover-from-overflow.js';
+export { statesLowerBound } from './recovery-context.js';
 export {
   describeRecoveryStep,
   type GiveUpReason,

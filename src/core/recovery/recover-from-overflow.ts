@@ -15,9 +15,6 @@ import {
 import { requireChatRequest, requireMessages } from '../transcript/index.js';
 import { contextChain } from './context-chain.js';
 import { type RecoveryContext, statesLowerBound, tryFit } from './recovery-context.js';
-
-export { statesLowerBound };
-
 import type { RecoverFromOverflowOptions, RecoveryResult } from './recovery-result.js';
 
 /**
