@@ -20,7 +20,9 @@ export {
 } from './markers.js';
 export {
   keepEnds,
+  newestRunResults,
   type ShortenNewestOptions,
   type ShortenNewestResult,
+  shortenedText,
   shortenNewest,
 } from './shorten-newest.js';

@@ -64,6 +64,31 @@ export function keepEnds(
   return `${text.slice(0, headEnd)}\n${marker({ lines, chars: middle.length })}\n${text.slice(tailStart)}`;
 }
 
+/** Where the results of the newest tool run are among `messages` (the last assistant call's results). */
+export function newestRunResults(messages: readonly Message[]): number[] {
+  const newest = newestToolRun(messages);
+  return messages.flatMap((message, index) =>
+    message.role === 'tool' && newest.has(message.toolCallId) ? [index] : [],
+  );
+}
+
+/**
+ * A result's text kept to about `keep` characters, its start and end around the shortened-output
+ * marker; `tokens` is what the whole result counts, and the marker says the share of it cut.
+ */
+export function shortenedText(
+  text: string,
+  keep: number,
+  { recallId, tokens, markers }: { recallId: number; tokens: number; markers: MarkerOptions },
+): string {
+  return keepEnds(text, keep, ({ lines }) =>
+    shortenedMarker(
+      { recallId, lines, tokens: Math.max(0, Math.round(tokens * (1 - keep / text.length))) },
+      markers,
+    ),
+  );
+}
+
 /**
  * Shortens the newest run's tool results so the messages fit `room`; `undefined` when even empty
  * results would not (the user's or system text is what is too large).
@@ -73,10 +98,7 @@ export function keepEnds(
  */
 export function shortenNewest(options: ShortenNewestOptions): ShortenNewestResult | undefined {
   const { messages, state, room, estimateOf, factor, markers, memo } = options;
-  const newest = newestToolRun(messages);
-  const indices = messages.flatMap((message, index) =>
-    message.role === 'tool' && newest.has(message.toolCallId) ? [index] : [],
-  );
+  const indices = newestRunResults(messages);
   if (indices.length === 0) return undefined;
   const size = (list: readonly Message[]) =>
     Math.ceil(list.reduce((sum, message) => sum + estimateOf(message), 0) * factor);
@@ -105,12 +127,7 @@ export function shortenNewest(options: ShortenNewestOptions): ShortenNewestResul
       const keep = Math.floor(text.length * Math.min(1, share));
       if (keep >= text.length) continue;
       const recallId = nextRecallId++;
-      const shortened = keepEnds(text, keep, ({ lines }) =>
-        shortenedMarker(
-          { recallId, lines, tokens: Math.max(0, Math.round(tokens * (1 - keep / text.length))) },
-          markers,
-        ),
-      );
+      const shortened = shortenedText(text, keep, { recallId, tokens, markers });
       const source = sourceOf(message, calls.get(message.toolCallId)?.call, memo);
       entries[message.toolCallId] = { level: 'truncated', text: shortened, recallId, source };
       out[index] = renderedToolMessage(message, shortened);

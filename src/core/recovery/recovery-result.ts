@@ -153,6 +153,13 @@ export type RecoveryResult = LoweredCapRecovery | ReducedHistoryRecovery | LastT
 /** A recovery that sends something. */
 export type RetryRecovery = Exclude<RecoveryResult, GiveUpRecovery>;
 
+/** How a transcript cut of the chain is named in a step's line. */
+const CUT_STEP_WORDS = {
+  truncate: 'truncated',
+  shorten: "newest turn's tool results shortened",
+  fallback: 'fallback',
+} as const;
+
 /** One line for people about a step (logs, the chat's notices); tests read the fields instead. */
 export function describeRecoveryStep(step: RecoveryStep): string {
   switch (step.step) {
@@ -181,7 +188,7 @@ export function describeRecoveryStep(step: RecoveryStep): string {
     case 'truncate':
     case 'shorten':
     case 'fallback':
-      return `${step.step === 'truncate' ? 'truncated' : step.step === 'shorten' ? "newest turn's tool results shortened" : 'fallback'}: ${step.outcome}${step.estimate === undefined ? '' : ` (${step.estimate} / ${step.budget})`}`;
+      return `${CUT_STEP_WORDS[step.step]}: ${step.outcome}${step.estimate === undefined ? '' : ` (${step.estimate} / ${step.budget})`}`;
     case 'refit_failed':
       return `${step.after}: the result still does not fit when fitted; next step`;
     case 'last_try':

@@ -3,8 +3,8 @@
  * The smallest request recovery could ever send, and what to tell the user when even that does not
  * fit: the problem is then not the history, so no history is compacted for it.
  */
-import { newestToolRun, renderedToolMessage } from '../compress/index.js';
-import { keepEnds, shortenedMarker } from '../cut/index.js';
+import { renderedToolMessage } from '../compress/index.js';
+import { newestRunResults, shortenedText } from '../cut/index.js';
 import type { RequestMeasure } from '../manager/index.js';
 import { describeSources, measureSchemaFloor } from '../schemas/index.js';
 import { createEstimator } from '../tokens/index.js';
@@ -25,14 +25,16 @@ export function smallestTranscript(
   const start = Math.max(systems, newestUnitStart(messages));
   const placeholder: Message = { role: 'user', content: `${fallbackMarker(99_999, 99_999)}\n\n[… omitted]` };
   const newest = messages.slice(start);
-  const run = newestToolRun(newest);
-  const least = newest.map((message) =>
-    message.role === 'tool' && run.has(message.toolCallId)
+  const results = new Set(newestRunResults(newest));
+  const least = newest.map((message, index) =>
+    message.role === 'tool' && results.has(index)
       ? renderedToolMessage(
           message,
-          keepEnds(contentText(message.content), 0, ({ lines }) =>
-            shortenedMarker({ recallId: 0, lines, tokens: tokensOf(message) }, { recall: false }),
-          ).trim(),
+          shortenedText(contentText(message.content), 0, {
+            recallId: 0,
+            tokens: tokensOf(message),
+            markers: { recall: false },
+          }).trim(),
         )
       : message,
   );

@@ -5,8 +5,8 @@
  * newest pairing-safe unit (a digest of everything before it).
  */
 import { compactionUnits, fallbackDigest } from '../compact/index.js';
-import { formatCount, newestToolRun, renderedToolMessage } from '../compress/index.js';
-import { keepEnds, type MarkerOptions, shortenedMarker } from '../cut/index.js';
+import { formatCount, renderedToolMessage } from '../compress/index.js';
+import { type MarkerOptions, newestRunResults, shortenedText } from '../cut/index.js';
 import {
   contentText,
   type Message,
@@ -120,10 +120,7 @@ export function shortenNewestTurn({
   const newest = turns.at(-1);
   if (newest === undefined) return undefined;
   const turn = messages.slice(newest.start);
-  const run = newestToolRun(turn);
-  const indices = turn.flatMap((message, index) =>
-    message.role === 'tool' && run.has(message.toolCallId) ? [index] : [],
-  );
+  const indices = newestRunResults(turn);
   if (indices.length === 0) return undefined;
   const removed = messages.slice(head.end, newest.start);
   const truncation =
@@ -142,12 +139,7 @@ export function shortenNewestTurn({
       const id = ids[at] as number;
       const shortened = renderedToolMessage(
         original,
-        keepEnds(text, keep, ({ lines, chars }) =>
-          shortenedMarker(
-            { recallId: id, lines, tokens: Math.ceil(((tokens[at] as number) * chars) / text.length) },
-            markers,
-          ),
-        ),
+        shortenedText(text, keep, { recallId: id, tokens: tokens[at] as number, markers }),
       );
       out[index] = shortened;
       results.push({ shortened, original, recallId: id });
