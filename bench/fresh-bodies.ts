@@ -1,25 +1,30 @@
 /**
- * The README's usage, `manager.fit(fromOpenAIChat(body))` on every send with a body parsed anew (what
- * every HTTP-shaped caller does), against the tool loop's path, where the same message objects are
- * appended to one array. One turn (an assistant tool call and its result) is appended before every
- * send, up to 1,000 turns; after each send the provider's count is fed back (`observe`), as every
- * surface does.
+ * The README's usage, `manager.fit(fromOpenAIChat(body))` on every send with the body read anew (what
+ * every HTTP-shaped caller does), two ways: handed the body's text, and handed the value the caller
+ * parsed from it; against the tool loop's path, where the same message objects are appended to one
+ * array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
+ * turns; after each send the provider's count is fed back (`observe`), as every surface does.
  *
- * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe` (the JSON parse is the caller's,
- * and is not counted). Between sends both paths do the same untimed work, the caller's: the body
- * written and parsed (the same-objects path then drops it), so both meet the same state of memory
- * and caches, and the difference is what Spillway does with a body read anew. The cost at a
- * checkpoint is the median of the sends just before it; the two paths grow side by side in each
- * round, send by send, taking turns going first (a change in the machine's load falls on both), for
- * `rounds` rounds, and each figure is the median over rounds (ratios are taken within a round).
+ * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe`: reading the text is part of the
+ * text path's time; the caller's own parse, for the parsed path, is not. Before every send every path
+ * does the same untimed work, the caller's: the body written, sent as bytes and read back as text,
+ * and parsed (the paths that do not use it drop it), so all meet the same state of memory. Each path
+ * runs in a process of its own, as a program reads its requests one way (what Spillway remembers of
+ * earlier bodies is the process's); the cost at a checkpoint is the median of the sends just before
+ * it. The paths take turns going first, round by round, for `rounds` rounds, each round a session of
+ * its own, and each figure is the median over rounds (ratios are taken within a round).
  *
  * `npx tsx bench/fresh-bodies.ts` runs it alone; `npm run bench -- fresh-bodies` as part of the suite.
  */
-import { pathToFileURL } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type ChatRequest, ContextWindowManager, fromOpenAIChat, toOpenAIChat } from '../src/core/index.js';
 import { median } from '../test/support/median.js';
 import { buildSession } from './bounded-send.js';
 import { round } from './timing.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Turn counts at which the per-send cost is reported. */
 export const FRESH_CHECKPOINTS = [10, 100, 1_000] as const;
@@ -44,8 +49,13 @@ export interface FreshBodiesPoint {
   turns: number;
   messages: number;
   /** CPU milliseconds per send (median of the sends before the checkpoint, then over rounds). */
+  textMs: number;
   freshMs: number;
   sameMs: number;
+  /** The caller's own `JSON.parse` of the body, which the parsed path needs first (not in `freshMs`). */
+  parseMs: number;
+  /** text / same, per round, the median. */
+  textRatio: number;
   /** fresh / same, per round, the median. */
   ratio: number;
 }
@@ -58,9 +68,11 @@ export interface FreshBodiesResult {
   window: number;
   points: FreshBodiesPoint[];
   /** CPU seconds over the whole growth, per path (median over rounds). */
+  totalTextSeconds: number;
   totalFreshSeconds: number;
   totalSameSeconds: number;
-  /** Per-send cost at the last checkpoint over that at the one before, for the README pattern. */
+  /** Per-send cost at the last checkpoint over that at the one before, per path. */
+  growthText: number;
   growthFresh: number;
   growthSame: number;
 }
@@ -78,58 +90,93 @@ function reported(fitted: { breakdown: { total: number } }): number {
 interface Run {
   /** CPU milliseconds of every send, in order. */
   costs: number[];
+  /** CPU milliseconds of the caller's `JSON.parse` of every send's text, in order. */
+  parses: number[];
   total: number;
 }
 
-/** The caller's work between sends, untimed: the body of this send as JSON text, parsed. */
-function callerParse(wire: Record<string, unknown>, turn: number): unknown {
+/** The paths measured: the body's text as an HTTP handler reads it, that text parsed, the same objects. */
+export const FRESH_PATHS = ['text', 'fresh', 'same'] as const;
+type Path = (typeof FRESH_PATHS)[number];
+
+/**
+ * The caller's work before a send, untimed and the same for every path: the body of this send
+ * written as JSON, sent as UTF-8 bytes and read back as text (what an HTTP handler has), and parsed.
+ */
+function callerBody(
+  wire: Record<string, unknown>,
+  turn: number,
+): { text: string; parsed: unknown; parseMs: number } {
   const all = wire.messages as unknown[];
-  return JSON.parse(JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) }));
+  const bytes = Buffer.from(JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) }));
+  const text = bytes.toString('utf8');
+  const start = process.cpuUsage();
+  const parsed: unknown = JSON.parse(text);
+  return { text, parsed, parseMs: cpuMs(start) };
 }
 
 /**
- * Both paths over one growth, send by send: before every send the caller's body is written and
- * parsed for each (the same-objects path then drops it), and the two take turns going first, so a
- * change in the machine's load falls on both alike.
+ * One path over one growth, in this process: before every send the caller's body is made (the paths
+ * that do not use it drop it).
  */
-function runBoth(base: ChatRequest, wire: Record<string, unknown>, turns: number): { fresh: Run; same: Run } {
+function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, turns: number): Run {
+  const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   // The tool loop's path: one array of the same message objects, grown in place.
-  const sameManager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   const messages = base.messages.slice(0, 2);
-  // The README's path: each send's body is JSON text parsed anew, converted, fitted.
-  const freshManager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
-  const same: number[] = [];
-  const fresh: number[] = [];
-  const sendSame = (turn: number) => {
-    callerParse(wire, turn);
-    const request: ChatRequest = { ...base, messages: messages.slice() };
-    const start = process.cpuUsage();
-    const fitted = sameManager.fit(request);
-    sameManager.observe({ promptTokens: reported(fitted) });
-    same.push(cpuMs(start));
+  const requestOf: Record<Path, (body: { text: string; parsed: unknown }) => ChatRequest> = {
+    // The README's usage with the body's text: a resent history is parsed only from where it changed.
+    text: ({ text }) => fromOpenAIChat(text),
+    // The README's usage with a body the caller parsed: new objects, compared with what was read.
+    fresh: ({ parsed }) => fromOpenAIChat(parsed),
+    same: () => ({ ...base, messages: messages.slice() }),
   };
-  const sendFresh = (turn: number) => {
-    const body = callerParse(wire, turn);
-    const start = process.cpuUsage();
-    const fitted = freshManager.fit(fromOpenAIChat(body));
-    freshManager.observe({ promptTokens: reported(fitted) });
-    fresh.push(cpuMs(start));
-  };
+  const costs: number[] = [];
+  const parses: number[] = [];
   for (let turn = 0; turn < turns; turn++) {
     messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
-    if (turn % 2 === 0) {
-      sendSame(turn);
-      sendFresh(turn);
-    } else {
-      sendFresh(turn);
-      sendSame(turn);
-    }
+    const body = callerBody(wire, turn);
+    parses.push(body.parseMs);
+    const start = process.cpuUsage();
+    const fitted = manager.fit(requestOf[path](body));
+    manager.observe({ promptTokens: reported(fitted) });
+    costs.push(cpuMs(start));
   }
-  const total = (costs: number[]) => costs.reduce((sum, cost) => sum + cost, 0);
-  return { fresh: { costs: fresh, total: total(fresh) }, same: { costs: same, total: total(same) } };
+  return { costs, parses, total: costs.reduce((sum, cost) => sum + cost, 0) };
 }
 
-const at = (run: Run, turns: number) => median(run.costs.slice(Math.max(0, turns - NEIGHBOURS), turns));
+/** A round's session: a conversation of its own, so what a send appends is new to every cache. */
+function sessionOf(turns: number, round: number): { base: ChatRequest; wire: Record<string, unknown> } {
+  const base: ChatRequest = {
+    format: 'openai',
+    model: MODEL,
+    messages: buildSession(turns, 7 + round),
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    ],
+    extra: {},
+  };
+  return { base, wire: toOpenAIChat(base) as unknown as Record<string, unknown> };
+}
+
+/**
+ * One path of one round in a process of its own: what Spillway remembers of earlier bodies is the
+ * process's, as it is in a program that reads its requests one way.
+ */
+function runPathProcess(path: Path, turns: number, round: number): Run {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', SELF], {
+    cwd: ROOT,
+    env: { ...process.env, FRESH_PATH: path, TURNS: String(turns), FRESH_ROUND: String(round) },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out) as Run;
+}
+
+const at = (costs: number[], turns: number) => median(costs.slice(Math.max(0, turns - NEIGHBOURS), turns));
 
 /**
  * Per-send cost of the README's pattern against the same-objects path at 10, 100 and 1,000 turns.
@@ -143,36 +190,39 @@ export async function benchFreshBodies({
   rounds = 3,
 }: FreshBodiesOptions = {}): Promise<FreshBodiesResult> {
   const checkpoints = FRESH_CHECKPOINTS.filter((checkpoint) => checkpoint <= turns);
-  const perRound: Array<{ fresh: Run; same: Run }> = [];
+  const perRound: Array<Record<Path, Run>> = [];
   for (let round = 0; round < rounds; round++) {
-    // A session of its own each round: what a send appends is new to every cache, as it is in a run.
-    const base: ChatRequest = {
-      format: 'openai',
-      model: MODEL,
-      messages: buildSession(turns, 7 + round),
-      tools: [
-        {
-          name: 'read_file',
-          description: 'Read a file',
-          parameters: { type: 'object', properties: { path: { type: 'string' } } },
-        },
-      ],
-      extra: {},
-    };
-    const wire = toOpenAIChat(base) as unknown as Record<string, unknown>;
-    perRound.push(runBoth(base, wire, turns));
+    // The paths take turns going first, round by round.
+    const runs = {} as Record<Path, Run>;
+    for (let at = 0; at < FRESH_PATHS.length; at++) {
+      const path = FRESH_PATHS[(at + round) % FRESH_PATHS.length] as Path;
+      runs[path] = runPathProcess(path, turns, round);
+    }
+    perRound.push(runs);
   }
   const points = checkpoints.map((checkpoint) => ({
     turns: checkpoint,
     messages: 2 + 2 * checkpoint,
-    freshMs: round(median(perRound.map(({ fresh }) => at(fresh, checkpoint))), 3),
-    sameMs: round(median(perRound.map(({ same }) => at(same, checkpoint))), 3),
-    ratio: round(median(perRound.map(({ fresh, same }) => at(fresh, checkpoint) / at(same, checkpoint))), 2),
+    textMs: round(median(perRound.map(({ text }) => at(text.costs, checkpoint))), 3),
+    freshMs: round(median(perRound.map(({ fresh }) => at(fresh.costs, checkpoint))), 3),
+    sameMs: round(median(perRound.map(({ same }) => at(same.costs, checkpoint))), 3),
+    parseMs: round(median(perRound.map(({ fresh }) => at(fresh.parses, checkpoint))), 3),
+    textRatio: round(
+      median(perRound.map(({ text, same }) => at(text.costs, checkpoint) / at(same.costs, checkpoint))),
+      2,
+    ),
+    ratio: round(
+      median(perRound.map(({ fresh, same }) => at(fresh.costs, checkpoint) / at(same.costs, checkpoint))),
+      2,
+    ),
   }));
-  const growth = (pick: (entry: { fresh: Run; same: Run }) => Run) => {
+  const growth = (pick: (entry: Record<Path, Run>) => Run) => {
     const [before, last] = checkpoints.slice(-2);
     if (before === undefined || last === undefined) return 1;
-    return round(median(perRound.map((entry) => at(pick(entry), last) / at(pick(entry), before))), 2);
+    return round(
+      median(perRound.map((entry) => at(pick(entry).costs, last) / at(pick(entry).costs, before))),
+      2,
+    );
   };
   return {
     command: 'npm run bench -- fresh-bodies',
@@ -180,14 +230,21 @@ export async function benchFreshBodies({
     rounds,
     window: WINDOW,
     points,
+    totalTextSeconds: round(median(perRound.map(({ text }) => text.total)) / 1_000, 2),
     totalFreshSeconds: round(median(perRound.map(({ fresh }) => fresh.total)) / 1_000, 2),
     totalSameSeconds: round(median(perRound.map(({ same }) => same.total)) / 1_000, 2),
+    growthText: growth((entry) => entry.text),
     growthFresh: growth((entry) => entry.fresh),
     growthSame: growth((entry) => entry.same),
   };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+const path = process.env.FRESH_PATH as Path | undefined;
+if (path !== undefined && FRESH_PATHS.includes(path)) {
+  const turns = Number(process.env.TURNS ?? 1_000);
+  const { base, wire } = sessionOf(turns, Number(process.env.FRESH_ROUND ?? 0));
+  process.stdout.write(JSON.stringify(runPath(path, base, wire, turns)));
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const turns = Number(process.env.TURNS ?? 1_000);
   const rounds = Number(process.env.ROUNDS ?? 3);
   console.log(JSON.stringify(await benchFreshBodies({ turns, rounds }), null, 2));

@@ -18,6 +18,7 @@ const CLOSE = Symbol(']');
 const UNDEFINED = Symbol('undefined');
 
 import { valueDepthExceeds } from './json-depth.js';
+import { isSharedItem } from './json-text-memo.js';
 
 /** What {@link walkContent} says when a value cannot be remembered. */
 export type WalkFailure = 'too_deep' | 'not_json';
@@ -211,9 +212,20 @@ interface Entry<V> {
   round: number;
   /** Used since the eviction scan last passed it (a second chance before it is forgotten). */
   used: boolean;
+  /** The input last found equal to this entry when it is a shared item (see `isSharedItem`). */
+  item?: object;
   /** The entry that came after this one in the list it was last handed out for: the first guess. */
   next?: Entry<V>;
   forgotten?: boolean;
+}
+
+/** The last list a memo read: its items, the entry each was found or made in, and its values. */
+interface LastList<V> {
+  items: readonly unknown[];
+  /** How many of its items, from the first, are shared items (see `isSharedItem`). */
+  shared: number;
+  entries: Array<Entry<V> | undefined>;
+  out: V[];
 }
 
 /** Options of a {@link ContentMemo}. */
@@ -256,6 +268,7 @@ export class ContentMemo<V> {
   #total = 0;
   #size = 0;
   #round = 0;
+  #last: LastList<V> | undefined;
 
   constructor({ maxSize = 8 * 1024 * 1024, maxEntries = 16_384 }: ContentMemoOptions = {}) {
     this.#maxSize = maxSize;
@@ -284,36 +297,59 @@ export class ContentMemo<V> {
     make: (item: unknown, index: number) => V,
     found?: (value: V, item: unknown) => void,
   ): V[] {
-    const round = ++this.#round;
-    const out: V[] = new Array(items.length);
-    let previous: Entry<V> | undefined;
-    for (let index = 0; index < items.length; index++) {
+    // The shared items the list starts with that the last list read started with too (a resent
+    // history read from text): their values are the last list's, with no entry or item looked at
+    // (an item that was shared is shared for good). Nothing was read in between, so what the last
+    // list pointed each entry at still holds.
+    const last = this.#last;
+    let index = 0;
+    if (last !== undefined) {
+      const limit = Math.min(items.length, last.shared);
+      while (index < limit && items[index] === last.items[index]) index++;
+    }
+    let shared = index;
+    // The list goes on the last one's round: an entry handed out there past this prefix counts as
+    // handed out here, and is made again rather than handed out twice.
+    const round = index > 0 ? this.#round : ++this.#round;
+    const out: V[] = index > 0 ? (last as LastList<V>).out.slice(0, index) : [];
+    const entries: Array<Entry<V> | undefined> =
+      index > 0 ? (last as LastList<V>).entries.slice(0, index) : [];
+    let previous = index > 0 ? entries[index - 1] : undefined;
+    for (; index < items.length; index++) {
       const item = items[index];
+      if (shared === index && isSharedItem(item)) shared++;
       const guess = previous?.next;
       let entry: Entry<V> | undefined;
       if (
         guess !== undefined &&
         guess.round !== round &&
         !guess.forgotten &&
-        matchParts(item, guess.parts, 0) === guess.parts.length
+        // A shared item never changes: the same object is the same content.
+        (guess.item === item || matchParts(item, guess.parts, 0) === guess.parts.length)
       )
         entry = guess;
       else entry = this.#lookup(item, index, { maxDepth, tooDeep, round }, make);
+      entries.push(entry);
       if (entry === undefined) {
-        out[index] = make(item, index);
+        out.push(make(item, index));
         previous = undefined;
         continue;
       }
       if (entry.round !== round) {
         entry.used = true;
-        found?.(entry.value, item);
+        if (entry.item !== item) {
+          found?.(entry.value, item);
+          entry.item = isSharedItem(item) ? (item as object) : undefined;
+        }
       }
       entry.round = round;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;
-      out[index] = entry.value;
+      out.push(entry.value);
     }
-    return out;
+    // A copy: a caller may change its array in place and hand it in again.
+    this.#last = { items: items.slice(), shared, entries, out };
+    return out.slice();
   }
 
   /** The entry for `item`: found by its key, else made and remembered; `undefined` when not rememberable. */
@@ -343,6 +379,7 @@ export class ContentMemo<V> {
       round,
       used: false,
     };
+    if (isSharedItem(item)) entry.item = item as object;
     this.#add(entry);
     return entry;
   }
@@ -388,6 +425,7 @@ export class ContentMemo<V> {
   clear(): void {
     for (const bucket of this.#entries.values()) for (const entry of bucket) entry.forgotten = true;
     this.#entries.clear();
+    this.#last = undefined;
     this.#total = 0;
     this.#size = 0;
   }

@@ -22,7 +22,7 @@ export interface JsonDepthExcess {
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1 when it is not closed. */
-function closingQuote(text: string, open: number): number {
+export function closingQuote(text: string, open: number): number {
   let at = open + 1;
   for (;;) {
     at = text.indexOf('"', at);

@@ -1,6 +1,7 @@
 import { SpillwayError } from '../errors/index.js';
 import { ContentMemo } from './content-memo.js';
 import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
+import { readJsonText } from './json-text-memo.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
 /** Where a normalized message or tool was read from: the format and its wire object. */
@@ -85,13 +86,12 @@ export function readObjectBody(
 ): Record<string, unknown> {
   let value = body;
   if (typeof body === 'string') {
-    const excess = jsonTextDepthExcess(body);
-    if (excess) throw invalid(tooDeepMessage(what), { offset: excess.offset, maxDepth: excess.maxDepth });
-    try {
-      value = JSON.parse(body);
-    } catch (error) {
-      throw invalid(`${what} is not valid JSON (${(error as Error).message}); send a JSON object`);
-    }
+    const read = readJsonText(body);
+    if (read.kind === 'too_deep')
+      throw invalid(tooDeepMessage(what), { offset: read.excess.offset, maxDepth: read.excess.maxDepth });
+    if (read.kind === 'not_json')
+      throw invalid(`${what} is not valid JSON (${read.error.message}); send a JSON object`);
+    value = read.value;
   } else if (valueDepthExceeds(withoutItems(body, itemsOf)))
     throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
   if (!isRecord(value)) throw invalid(`${what} must be a JSON object with ${needs}`);

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { jsonTextDepthExcess } from './json-depth.js';
+import { commonPrefixLength, JsonTextMemo, type JsonTextRead } from './json-text-memo.js';
+import { fromOpenAIChat } from './openai-chat.js';
+
+const tool = (turn: number) => [
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: `call_${turn}`, type: 'function', function: { name: 'read', arguments: `{"path":"f${turn}"}` } },
+    ],
+  },
+  { role: 'tool', tool_call_id: `call_${turn}`, content: `contents of f${turn}: ${'x'.repeat(2_000)}` },
+];
+const session = (turns: number, extra: Record<string, unknown> = {}) => ({
+  model: 'gpt-4o',
+  response_format: { type: 'text' },
+  messages: [
+    { role: 'system', content: 'You are a coding agent.' },
+    { role: 'user', content: 'Fix the failing test.' },
+    ...Array.from({ length: turns }, (_, turn) => tool(turn)).flat(),
+  ],
+  max_tokens: 1_000,
+  ...extra,
+});
+
+function bodyOf(read: JsonTextRead): Record<string, unknown> {
+  if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
+  return read.value as Record<string, unknown>;
+}
+
+describe('JsonTextMemo', () => {
+  it('parses a resent conversation from its newest turn on, with the earlier messages the same objects', () => {
+    const memo = new JsonTextMemo();
+    const first = memo.read(JSON.stringify(session(5)));
+    expect(first).toMatchObject({ kind: 'value', reused: 0 });
+    const text = JSON.stringify(session(6));
+    const second = memo.read(text);
+    expect(bodyOf(second)).toStrictEqual(JSON.parse(text));
+    // Everything up to the end of the fifth turn's result is taken as read.
+    const shared = JSON.stringify(session(5));
+    expect(second.kind === 'value' && second.reused).toBe(shared.lastIndexOf(']'));
+    const before = bodyOf(first).messages as unknown[];
+    const after = bodyOf(second).messages as unknown[];
+    expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
+    expect(after).not.toBe(before);
+  });
+
+  it('reads a resend that differs only in a field after the messages without parsing them again', () => {
+    const memo = new JsonTextMemo();
+    memo.read(JSON.stringify(session(20, { user: 'one' })));
+    const text = JSON.stringify(session(20, { user: 'two' }));
+    const read = memo.read(text);
+    expect(bodyOf(read)).toStrictEqual(JSON.parse(text));
+    expect(read.kind === 'value' && read.reused).toBeGreaterThan(text.length - 100);
+  });
+
+  it('hands every read fields of its own: a caller changing one changes no later read', () => {
+    const memo = new JsonTextMemo();
+    const first = bodyOf(memo.read(JSON.stringify(session(5))));
+    (first.response_format as Record<string, unknown>).type = 'json_object';
+    (first.messages as unknown[]).length = 0;
+    const text = JSON.stringify(session(6));
+    expect(bodyOf(memo.read(text))).toStrictEqual(JSON.parse(text));
+  });
+
+  it('names where a resent body first nests too deep, in the part it parses', () => {
+    const memo = new JsonTextMemo({ maxDepth: 8 });
+    memo.read(JSON.stringify(session(5)));
+    const deep = JSON.stringify(session(5, { metadata: JSON.parse(`${'['.repeat(20)}${']'.repeat(20)}`) }));
+    const read = memo.read(deep);
+    // The body is level 1 and the array level 2: the eighth bracket of the run is level 9.
+    expect(read).toEqual({ kind: 'too_deep', excess: { offset: deep.indexOf('[[') + 7, maxDepth: 8 } });
+    expect(jsonTextDepthExcess(deep, 8)).toEqual({ offset: deep.indexOf('[[') + 7, maxDepth: 8 });
+  });
+
+  it("says a resent body is not JSON with JSON.parse's own error", () => {
+    const memo = new JsonTextMemo();
+    const text = JSON.stringify(session(5));
+    memo.read(text);
+    const read = memo.read(`${text.slice(0, -20)}`);
+    expect(read.kind).toBe('not_json');
+    expect(read.kind === 'not_json' && read.error).toBeInstanceOf(SyntaxError);
+  });
+
+  it('parses whole a resend whose later part writes a key again, as JSON.parse reads it', () => {
+    const memo = new JsonTextMemo();
+    memo.read(JSON.stringify(session(5)));
+    const text = `${JSON.stringify(session(6)).slice(0, -1)},"model":"gpt-4o-mini"}`;
+    const read = memo.read(text);
+    expect(bodyOf(read)).toStrictEqual(JSON.parse(text));
+    expect(read.kind === 'value' && read.reused).toBe(0);
+  });
+
+  it('stays within its bounds, forgetting the least recently used', () => {
+    const memo = new JsonTextMemo({ maxTexts: 3, maxChars: 200_000 });
+    for (let index = 0; index < 10; index++)
+      memo.read(JSON.stringify(session(3, { user: `u${index}` })).replace('gpt-4o', `m${index}`));
+    expect(memo.size).toBe(3);
+    expect(memo.chars).toBeLessThanOrEqual(200_000);
+    memo.clear();
+    expect([memo.size, memo.chars]).toEqual([0, 0]);
+  });
+
+  it('lets a converter read a resent body text as it reads the parsed one', () => {
+    const text = JSON.stringify(session(7));
+    fromOpenAIChat(JSON.stringify(session(6)));
+    expect(fromOpenAIChat(text)).toStrictEqual(fromOpenAIChat(JSON.parse(text)));
+  });
+});
+
+describe('commonPrefixLength', () => {
+  it('finds where two texts part, at every distance from the start', () => {
+    const text = 'ab"\\'.repeat(20_000);
+    for (const at of [0, 1, 15, 16, 17, 16_383, 16_384, 16_385, 40_000, text.length - 1]) {
+      const other = `${text.slice(0, at)}Z${text.slice(at + 1)}`;
+      expect(commonPrefixLength(text, other)).toBe(at);
+    }
+    expect(commonPrefixLength(text, text)).toBe(text.length);
+    expect(commonPrefixLength(text, text.slice(0, 100))).toBe(100);
+    expect(commonPrefixLength('', text)).toBe(0);
+  });
+});

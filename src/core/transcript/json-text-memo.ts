@@ -1,0 +1,434 @@
+/**
+ * @module
+ * JSON request bodies parsed from where they changed. A client resends its whole conversation with
+ * every request, so the text of a request starts with the text of the one before; parsing it all
+ * again (and checking its depth again) costs as much as the history. A {@link JsonTextMemo} keeps
+ * recent bodies with an outline of their top-level object (its keys, and where each item of its
+ * arrays ends). A new text that starts with a remembered one, character for character, up to the
+ * end of an item, is parsed from there on: what came before is the remembered value's, item objects
+ * and all, and the value is the one `JSON.parse` would give. Those items are shared, so they are
+ * frozen (with everything in them); the body's own fields are the caller's.
+ */
+import { closingQuote, type JsonDepthExcess, MAX_JSON_DEPTH } from './json-depth.js';
+
+/** What {@link JsonTextMemo.read} made of a text. */
+export type JsonTextRead =
+  | {
+      kind: 'value';
+      value: unknown;
+      /** Characters not parsed again. */
+      reused: number;
+    }
+  | { kind: 'too_deep'; excess: JsonDepthExcess }
+  | { kind: 'not_json'; error: Error };
+
+/** Options of a {@link JsonTextMemo}. */
+export interface JsonTextMemoOptions {
+  /** The most characters of text remembered, over all texts (default 8 Mi). */
+  maxChars?: number;
+  /** The most texts remembered (default 64). */
+  maxTexts?: number;
+  /** Texts shorter than this are parsed whole and not remembered (default 4 Ki). */
+  minChars?: number;
+  /** Levels a text may nest (default {@link MAX_JSON_DEPTH}). */
+  maxDepth?: number;
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/** Characters of a text's start (at most `minChars`) that pick the remembered texts it is compared with. */
+const HEAD = 256;
+/** Characters compared at a time when looking for where two texts part. */
+const CHUNK = 16_384;
+/** Remembered texts sharing one start, at most (one per conversation that began alike). */
+const MAX_BUCKET = 8;
+
+/** A top-level object's text, cut into parts: its keys, and where the items of its arrays end. */
+interface Outline {
+  /** The keys' raw JSON text (quotes and escapes as written), in order. */
+  keys: string[];
+  /** Where an item of a top-level array ends (its last character), in order. */
+  ends: number[];
+  /** Which key's array each end is in (an index into `keys`), and the item's index in that array. */
+  endKey: number[];
+  endItem: number[];
+}
+
+/** Where a scan resumes: inside the top-level object, in the array of key `key`, after item `item`. */
+interface ScanFrom {
+  at: number;
+  depth: number;
+  key: number;
+  item: number;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+/**
+ * Scans `text` from `from` (strings skipped whole), adding its top-level keys and the ends of its
+ * top-level arrays' items to `outline`: where it first nests deeper than `maxDepth`, else
+ * `undefined`. A text that is not JSON is scanned as far as it goes; `JSON.parse` says what is wrong.
+ */
+function scanOutline(
+  text: string,
+  from: ScanFrom,
+  outline: Outline,
+  maxDepth: number,
+): JsonDepthExcess | undefined {
+  let { depth, key, item } = from;
+  const length = text.length;
+  for (let index = from.at; index < length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const end = closingQuote(text, index);
+      if (end === -1) return undefined;
+      if (depth === 1) {
+        let next = end + 1;
+        while (next < length && isSpace(text.charCodeAt(next))) next++;
+        if (text.charCodeAt(next) === COLON) {
+          outline.keys.push(text.slice(index, end + 1));
+        }
+      } else if (depth === 2 && key !== -1) {
+        outline.ends.push(end);
+        outline.endKey.push(key);
+        outline.endItem.push(item);
+      }
+      index = end;
+    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+      if (++depth > maxDepth) return { offset: index, maxDepth };
+      if (depth === 2) {
+        key = code === OPEN_ARRAY ? outline.keys.length - 1 : -1;
+        item = 0;
+      }
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+      depth--;
+      if (depth === 2 && key !== -1) {
+        outline.ends.push(index);
+        outline.endKey.push(key);
+        outline.endItem.push(item);
+      } else if (depth < 2) key = -1;
+    } else if (code === COMMA && depth === 2 && key !== -1) item++;
+  }
+  return undefined;
+}
+
+/** Where two texts first differ (the length of the shorter when one starts with the other). */
+export function commonPrefixLength(left: string, right: string): number {
+  const limit = Math.min(left.length, right.length);
+  let low = 0;
+  let high = limit;
+  // Chunk by chunk (each a native comparison), then halving inside the chunk that differs.
+  while (low < limit) {
+    const end = Math.min(limit, low + CHUNK);
+    if (left.slice(low, end) !== right.slice(low, end)) {
+      high = end;
+      break;
+    }
+    low = end;
+  }
+  while (high - low > 16) {
+    const middle = (low + high) >>> 1;
+    if (left.slice(low, middle) === right.slice(low, middle)) low = middle;
+    else high = middle;
+  }
+  while (low < high && left.charCodeAt(low) === right.charCodeAt(low)) low++;
+  return low;
+}
+
+/** The last index `i` with `ends[i] < below`, or -1. */
+function lastEndBefore(ends: readonly number[], below: number): number {
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((ends[middle] as number) < below) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
+}
+
+interface Remembered {
+  text: string;
+  value: Record<string, unknown>;
+  outline: Outline;
+  /** Its keys as `JSON.parse` reads them, in the order of `outline.keys`. */
+  names: string[];
+}
+
+type Failure = Exclude<JsonTextRead, { kind: 'value' }>;
+
+/** A value read, with what to remember of it (nothing for a text that cannot be read from later). */
+interface Made {
+  kind: 'value';
+  value: unknown;
+  reused: number;
+  remember?: Remembered;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The keys' names, or `undefined` when one is written twice or is `__proto__` (then the text is parsed whole). */
+function namesOf(rawKeys: readonly string[]): string[] | undefined {
+  const names = rawKeys.map((raw) => JSON.parse(raw) as string);
+  if (names.includes('__proto__') || new Set(names).size !== names.length) return undefined;
+  return names;
+}
+
+/** Items of remembered bodies: frozen, whole, and shared by every body that holds them. */
+const SHARED_ITEMS = new WeakSet<object>();
+
+/** Freezes an item of a remembered body, and everything in it. */
+function freezeItem<T>(item: T): T {
+  if (typeof item !== 'object' || item === null || SHARED_ITEMS.has(item)) return item;
+  freezeDeep(item);
+  SHARED_ITEMS.add(item);
+  return item;
+}
+
+function freezeDeep(value: object): void {
+  for (const child of Object.values(value))
+    if (typeof child === 'object' && child !== null) freezeDeep(child);
+  Object.freeze(value);
+}
+
+/**
+ * Whether `value` is an item of a body read from text by a {@link JsonTextMemo}: frozen with all it
+ * holds, so the same object always has the same content.
+ */
+export function isSharedItem(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && SHARED_ITEMS.has(value);
+}
+
+/**
+ * A remembered body as handed out: its fields' arrays anew around the same items (items are shared,
+ * as messages are), anything else copied, so a caller that changes a field of its body changes
+ * nothing remembered.
+ */
+function ownFields(body: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    copy[key] = Array.isArray(value) ? value.slice() : copyJson(value);
+  }
+  return copy;
+}
+
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // Defined, not assigned: a "__proto__" key is a field of a parsed body, not its prototype.
+    Object.defineProperty(copy, key, {
+      value: copyJson((value as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
+const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
+
+/**
+ * Recent JSON bodies, each with its parsed value and its outline (see the module comment); a text is
+ * read from where it parts from the remembered text it shares the longest start with. Values handed
+ * out share their objects with earlier ones: treat them as immutable, as Spillway treats messages.
+ *
+ * @example
+ * const memo = new JsonTextMemo();
+ * memo.read(JSON.stringify(body)); // { kind: 'value', value: …, reused: 0 }
+ * memo.read(JSON.stringify({ ...body, messages: [...body.messages, next] })).reused; // most of it
+ */
+export class JsonTextMemo {
+  readonly #buckets = new Map<string, Remembered[]>();
+  readonly #maxChars: number;
+  readonly #maxTexts: number;
+  readonly #minChars: number;
+  readonly #maxDepth: number;
+  #chars = 0;
+  #texts = 0;
+
+  constructor({
+    maxChars = 8 * 1024 * 1024,
+    maxTexts = 64,
+    minChars = 4096,
+    maxDepth = MAX_JSON_DEPTH,
+  }: JsonTextMemoOptions = {}) {
+    this.#maxChars = maxChars;
+    this.#maxTexts = maxTexts;
+    this.#minChars = Math.max(minChars, 1);
+    this.#maxDepth = maxDepth;
+  }
+
+  /** Texts remembered. */
+  get size(): number {
+    return this.#texts;
+  }
+
+  /** Characters remembered. */
+  get chars(): number {
+    return this.#chars;
+  }
+
+  /**
+   * The value of `text` (as `JSON.parse` gives it), or why there is none: nesting deeper than the
+   * memo's `maxDepth` (where it first goes too deep), or text that is not JSON (`JSON.parse`'s error).
+   */
+  read(text: string): JsonTextRead {
+    const rememberable = text.length >= this.#minChars;
+    const head = text.slice(0, Math.min(HEAD, this.#minChars));
+    const bucket = rememberable ? this.#buckets.get(head) : undefined;
+    const base = bucket && this.#longestShared(bucket, text);
+    const made =
+      (base && this.#parseFrom(text, base.remembered, base.shared)) ?? this.#parseWhole(text, rememberable);
+    if (made.kind !== 'value') return made;
+    if (made.remember === undefined) return { kind: 'value', value: made.value, reused: made.reused };
+    this.#remember(head, made.remember, base?.remembered);
+    return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
+  }
+
+  /** The remembered text of `bucket` that shares the longest start with `text`. */
+  #longestShared(bucket: Remembered[], text: string): { remembered: Remembered; shared: number } | undefined {
+    let best: { remembered: Remembered; shared: number } | undefined;
+    for (let index = bucket.length - 1; index >= 0; index--) {
+      const remembered = bucket[index] as Remembered;
+      const shared = commonPrefixLength(remembered.text, text);
+      if (best === undefined || shared > best.shared) best = { remembered, shared };
+      if (shared === text.length) break;
+    }
+    return best;
+  }
+
+  /** `text` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
+  #parseWhole(text: string, rememberable: boolean): Failure | Made {
+    const outline = emptyOutline();
+    const excess = scanOutline(text, { at: 0, depth: 0, key: -1, item: 0 }, outline, this.#maxDepth);
+    if (excess) return { kind: 'too_deep', excess };
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return { kind: 'not_json', error: error as Error };
+    }
+    const names = rememberable && isRecord(value) ? namesOf(outline.keys) : undefined;
+    if (names === undefined || !isRecord(value)) return { kind: 'value', value, reused: 0 };
+    for (const field of Object.values(value))
+      if (Array.isArray(field)) for (const item of field) freezeItem(item);
+    return { kind: 'value', value, reused: 0, remember: { text, value, outline, names } };
+  }
+
+  /**
+   * `text` read from the end of the last item it shares with `base`: the rest scanned and parsed as
+   * the tail of an object holding that item's array, the value put together from `base`'s keys before
+   * it, the array's items up to it, and the tail. `undefined` when it cannot be (nothing shared, a key
+   * of the tail already seen, a tail that is not JSON): the caller then parses the text whole.
+   */
+  #parseFrom(text: string, base: Remembered, shared: number): Failure | Made | undefined {
+    const { outline } = base;
+    const last = lastEndBefore(outline.ends, shared);
+    if (last === -1) return undefined;
+    const end = outline.ends[last] as number;
+    const key = outline.endKey[last] as number;
+    const item = outline.endItem[last] as number;
+    const keysBefore = key + 1;
+    const next: Outline = {
+      keys: outline.keys.slice(0, keysBefore),
+      ends: outline.ends.slice(0, last + 1),
+      endKey: outline.endKey.slice(0, last + 1),
+      endItem: outline.endItem.slice(0, last + 1),
+    };
+    const excess = scanOutline(text, { at: end + 1, depth: 2, key, item }, next, this.#maxDepth);
+    if (excess) return { kind: 'too_deep', excess };
+    const names = namesOf(next.keys);
+    if (names === undefined) return undefined;
+    const rawKey = outline.keys[key] as string;
+    let tail: unknown;
+    try {
+      tail = JSON.parse(`{${rawKey}:[0${text.slice(end + 1)}`);
+    } catch {
+      return undefined;
+    }
+    if (!isRecord(tail)) return undefined;
+    const value: Record<string, unknown> = {};
+    for (let index = 0; index < key; index++) {
+      const name = names[index] as string;
+      value[name] = base.value[name];
+    }
+    const arrayName = names[key] as string;
+    const kept = base.value[arrayName] as unknown[];
+    const added = tail[arrayName] as unknown[];
+    const items = kept.slice(0, item + 1);
+    for (let index = 1; index < added.length; index++) items.push(freezeItem(added[index]));
+    value[arrayName] = items;
+    for (let index = keysBefore; index < names.length; index++) {
+      const name = names[index] as string;
+      const field = tail[name];
+      if (Array.isArray(field)) for (const each of field) freezeItem(each);
+      value[name] = field;
+    }
+    return { kind: 'value', value, reused: end + 1, remember: { text, value, outline: next, names } };
+  }
+
+  #remember(head: string, entry: Remembered, replaced: Remembered | undefined): void {
+    if (entry.text.length > this.#maxChars / 4) return;
+    let bucket = this.#buckets.get(head);
+    if (bucket !== undefined) {
+      // Freshly used: to the end of the eviction order.
+      this.#buckets.delete(head);
+      const at = replaced ? bucket.indexOf(replaced) : -1;
+      if (at !== -1) this.#drop(bucket, at);
+      else if (bucket.length >= MAX_BUCKET) this.#drop(bucket, 0);
+    } else bucket = [];
+    bucket.push(entry);
+    this.#buckets.set(head, bucket);
+    this.#chars += entry.text.length;
+    this.#texts += 1;
+    for (const [oldest, texts] of this.#buckets) {
+      if (this.#chars <= this.#maxChars && this.#texts <= this.#maxTexts) break;
+      while (texts.length > 0 && (this.#chars > this.#maxChars || this.#texts > this.#maxTexts))
+        this.#drop(texts, 0);
+      if (texts.length === 0) this.#buckets.delete(oldest);
+    }
+  }
+
+  #drop(bucket: Remembered[], at: number): void {
+    const [gone] = bucket.splice(at, 1);
+    if (gone === undefined) return;
+    this.#chars -= gone.text.length;
+    this.#texts -= 1;
+  }
+
+  /** Forgets every text. */
+  clear(): void {
+    this.#buckets.clear();
+    this.#chars = 0;
+    this.#texts = 0;
+  }
+}
+
+/** The bodies every reader of JSON text shares: the converters' and the proxy's. */
+const BODIES = new JsonTextMemo();
+
+/**
+ * The value of a JSON text, read from where it parts from a recent body (see {@link JsonTextMemo}),
+ * or why there is none: nesting deeper than {@link MAX_JSON_DEPTH}, or text that is not JSON.
+ *
+ * @example
+ * const read = readJsonText(await request.text());
+ * if (read.kind === 'value') console.log(read.reused); // characters not parsed again
+ */
+export function readJsonText(text: string): JsonTextRead {
+  return BODIES.read(text);
+}
