@@ -93,6 +93,27 @@ describe('JsonTextMemo', () => {
     expect(read.kind === 'value' && read.reused).toBe(0);
   });
 
+  it('reads each of many conversations that open alike from its own previous body', () => {
+    const memo = new JsonTextMemo();
+    const opening = { role: 'system', content: `The same long system prompt. ${'Rules. '.repeat(2_000)}` };
+    const conversation = (id: number, turns: number) => ({
+      model: 'gpt-4o',
+      messages: [
+        opening,
+        { role: 'user', content: `task ${id}` },
+        ...Array.from({ length: turns }, (_, turn) => tool(turn)).flat(),
+      ],
+    });
+    for (let id = 0; id < 12; id++) memo.read(JSON.stringify(conversation(id, 3)));
+    for (let id = 0; id < 12; id++) {
+      const text = JSON.stringify(conversation(id, 4));
+      const read = memo.read(text);
+      expect(bodyOf(read)).toStrictEqual(JSON.parse(text));
+      // All but the newest turn and the end of the body.
+      expect(read.kind === 'value' && read.reused).toBe(JSON.stringify(conversation(id, 3)).lastIndexOf(']'));
+    }
+  });
+
   it('stays within its bounds, forgetting the least recently used', () => {
     const memo = new JsonTextMemo({ maxTexts: 3, maxChars: 200_000 });
     for (let index = 0; index < 10; index++)

@@ -26,7 +26,7 @@ export type JsonTextRead =
 export interface JsonTextMemoOptions {
   /** The most characters of text remembered, over all texts (default 8 Mi). */
   maxChars?: number;
-  /** The most texts remembered (default 64). */
+  /** The most texts remembered (default 256). */
   maxTexts?: number;
   /** Texts shorter than this are parsed whole and not remembered (default 4 Ki). */
   minChars?: number;
@@ -47,7 +47,13 @@ const HEAD = 256;
 /** Characters compared at a time when looking for where two texts part. */
 const CHUNK = 16_384;
 /** Remembered texts sharing one start, at most (one per conversation that began alike). */
-const MAX_BUCKET = 8;
+const MAX_BUCKET = 16;
+/**
+ * What tells a conversation's own previous body: a remembered text that shares this share of a new
+ * one is taken without looking at the others, and a new text that shares this share of the one it
+ * was read from takes its place (else it is remembered beside it).
+ */
+const CLOSE_ENOUGH = 0.9;
 
 /** A top-level object's text, cut into parts: its keys, and where the items of its arrays end. */
 interface Outline {
@@ -262,7 +268,7 @@ export class JsonTextMemo {
 
   constructor({
     maxChars = 8 * 1024 * 1024,
-    maxTexts = 64,
+    maxTexts = 256,
     minChars = 4096,
     maxDepth = MAX_JSON_DEPTH,
   }: JsonTextMemoOptions = {}) {
@@ -295,7 +301,11 @@ export class JsonTextMemo {
       (base && this.#parseFrom(text, base.remembered, base.shared)) ?? this.#parseWhole(text, rememberable);
     if (made.kind !== 'value') return made;
     if (made.remember === undefined) return { kind: 'value', value: made.value, reused: made.reused };
-    this.#remember(head, made.remember, base?.remembered);
+    // A text that goes on from the one it was read from takes its place; one that only opens alike
+    // (another conversation with the same start) is remembered beside it.
+    const continued =
+      base && base.shared >= base.remembered.text.length * CLOSE_ENOUGH ? base.remembered : undefined;
+    this.#remember(head, made.remember, continued);
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
 
@@ -306,7 +316,8 @@ export class JsonTextMemo {
       const remembered = bucket[index] as Remembered;
       const shared = commonPrefixLength(remembered.text, text);
       if (best === undefined || shared > best.shared) best = { remembered, shared };
-      if (shared === text.length) break;
+      // The conversation's own previous body shares nearly all of it; others share their start.
+      if (shared >= text.length * CLOSE_ENOUGH) break;
     }
     return best;
   }
