@@ -219,13 +219,18 @@ interface Entry<V> {
   forgotten?: boolean;
 }
 
+const itself = <T>(value: T): T => value;
+
 /** The last list a memo read: its items, the entry each was found or made in, and its values. */
 interface LastList<V> {
-  items: readonly unknown[];
+  /** A copy of the list: a caller may change its own array in place and hand it in again. */
+  items: unknown[];
   /** How many of its items, from the first, are shared items (see `isSharedItem`). */
   shared: number;
   entries: Array<Entry<V> | undefined>;
-  out: V[];
+  /** What `select` made of each value. */
+  out: unknown[];
+  select: (value: V) => unknown;
 }
 
 /** Options of a {@link ContentMemo}. */
@@ -289,34 +294,47 @@ export class ContentMemo<V> {
    * What `make` makes of each item, or what it made of an equal item before (then handed to `found`
    * with the item of this list). A list holding two equal items gets two values (whatever is keyed on
    * a message object keeps them apart). An item that cannot be remembered (see {@link walkContent})
-   * is made every time.
+   * is made every time. `select` picks what the list holds of each value (the value itself by
+   * default); pass the same function every time for a resent list to cost nothing per item.
    */
-  readList(
+  readList<W = V>(
     items: readonly unknown[],
     { maxDepth, tooDeep }: ReadListOptions,
     make: (item: unknown, index: number) => V,
     found?: (value: V, item: unknown) => void,
-  ): V[] {
+    select: (value: V) => W = itself as (value: V) => W,
+  ): W[] {
     // The shared items the list starts with that the last list read started with too (a resent
     // history read from text): their values are the last list's, with no entry or item looked at
     // (an item that was shared is shared for good). Nothing was read in between, so what the last
     // list pointed each entry at still holds.
-    const last = this.#last;
+    let last = this.#last;
     let index = 0;
-    if (last !== undefined) {
+    if (last !== undefined && last.select === select) {
       const limit = Math.min(items.length, last.shared);
       while (index < limit && items[index] === last.items[index]) index++;
     }
-    let shared = index;
     // The list goes on the last one's round: an entry handed out there past this prefix counts as
     // handed out here, and is made again rather than handed out twice.
     const round = index > 0 ? this.#round : ++this.#round;
-    const out: V[] = index > 0 ? (last as LastList<V>).out.slice(0, index) : [];
-    const entries: Array<Entry<V> | undefined> =
-      index > 0 ? (last as LastList<V>).entries.slice(0, index) : [];
+    // Forgotten while it changes: a read that throws (an item that is not a message) leaves none.
+    this.#last = undefined;
+    if (last === undefined || index === 0)
+      last = { items: [], shared: 0, entries: [], out: [], select: select as (value: V) => unknown };
+    else {
+      // The last list's arrays are the memo's own: cut back to the prefix and extended in place.
+      last.items.length = index;
+      last.entries.length = index;
+      last.out.length = index;
+    }
+    const { entries } = last;
+    const out = last.out as W[];
+    const kept = last.items as unknown[];
+    let shared = index;
     let previous = index > 0 ? entries[index - 1] : undefined;
     for (; index < items.length; index++) {
       const item = items[index];
+      kept.push(item);
       if (shared === index && isSharedItem(item)) shared++;
       const guess = previous?.next;
       let entry: Entry<V> | undefined;
@@ -331,7 +349,7 @@ export class ContentMemo<V> {
       else entry = this.#lookup(item, index, { maxDepth, tooDeep, round }, make);
       entries.push(entry);
       if (entry === undefined) {
-        out.push(make(item, index));
+        out.push(select(make(item, index)));
         previous = undefined;
         continue;
       }
@@ -345,10 +363,11 @@ export class ContentMemo<V> {
       entry.round = round;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;
-      out.push(entry.value);
+      out.push(select(entry.value));
     }
-    // A copy: a caller may change its array in place and hand it in again.
-    this.#last = { items: items.slice(), shared, entries, out };
+    last.shared = shared;
+    this.#last = last;
+    // A copy: the caller may change its list, and what the memo keeps is its own.
     return out.slice();
   }
 

@@ -30,6 +30,7 @@ const edit = fc.oneof(
   fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('same' as const) }),
   fc.record({ kind: fc.constant('parsed' as const) }),
+  fc.record({ kind: fc.constant('invalid' as const), at: fc.nat() }),
 );
 
 describe('a conversation resent as text', () => {
@@ -57,6 +58,16 @@ describe('a conversation resent as text', () => {
             const request = fromOpenAIChat(wire);
             expect(request).toStrictEqual(fromOpenAIChat(JSON.parse(wire)));
             expect(JSON.parse(JSON.stringify(toOpenAIChat(fromOpenAIChat(wire))))).toStrictEqual(body);
+            if (step.kind === 'invalid') {
+              // A body with a message that is not one is refused, again when sent again, and what
+              // was read before stays right.
+              const broken = messages.slice();
+              broken.splice(1 + (step.at % messages.length), 0, { role: 'narrator', content: 'x' });
+              const refused = JSON.stringify({ model: 'gpt-4o', messages: broken });
+              expect(() => fromOpenAIChat(refused)).toThrow(/unknown role/);
+              expect(() => fromOpenAIChat(refused)).toThrow(/unknown role/);
+              expect(fromOpenAIChat(wire)).toStrictEqual(fromOpenAIChat(JSON.parse(wire)));
+            }
             // A caller that changes the array of a body it read itself hands in what it changed.
             const read = readJsonText(wire);
             if (read.kind === 'value') {

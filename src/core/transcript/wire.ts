@@ -164,16 +164,16 @@ export function readItems<V>(
   maxDepth = MAX_ITEM_DEPTH,
 ): V[] {
   const tooDeep = () => invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
-  const reads = memo.readList(
+  return memo.readList(
     items,
     { maxDepth, tooDeep },
     (item, index) => readCapturing(item, () => read(item, index)),
     reattach,
+    valueOfRead,
   );
-  const out: V[] = new Array(items.length);
-  for (let index = 0; index < reads.length; index++) out[index] = (reads[index] as ItemRead<V>).value;
-  return out;
 }
+
+const valueOfRead = <V>(read: ItemRead<V>): V => read.value;
 
 /** A JSON text for tool-call arguments given as an object (Anthropic `input`). */
 export function argumentsText(input: unknown): string {
