@@ -183,9 +183,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The keys' names, or `undefined` when one is written twice or is `__proto__` (then the text is parsed whole). */
-function namesOf(rawKeys: readonly string[]): string[] | undefined {
-  const names = rawKeys.map((raw) => JSON.parse(raw) as string);
+/**
+ * The keys' names (the first of them `known` already), or `undefined` when one is written twice or
+ * is `__proto__` (then the text is parsed whole).
+ */
+function namesOf(rawKeys: readonly string[], known: readonly string[] = []): string[] | undefined {
+  const names = known.slice();
+  for (let index = known.length; index < rawKeys.length; index++)
+    names.push(JSON.parse(rawKeys[index] as string));
   if (names.includes('__proto__') || new Set(names).size !== names.length) return undefined;
   return names;
 }
@@ -362,7 +367,8 @@ export class JsonTextMemo {
     };
     const excess = scanOutline(text, { at: end + 1, depth: 2, key, item }, next, this.#maxDepth);
     if (excess) return { kind: 'too_deep', excess };
-    const names = namesOf(next.keys);
+    // The keys up to the array's are the remembered text's, read then.
+    const names = namesOf(next.keys, base.names.slice(0, keysBefore));
     if (names === undefined) return undefined;
     const rawKey = outline.keys[key] as string;
     let tail: unknown;
