@@ -89,7 +89,11 @@ export function namesOnlyIn({ cut, kept, maxChars }: NamesOnlyInOptions): string
     for (const name of namesIn(message)) if (!seen.has(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
   // Most frequent first, ties in the order found (a Map keeps it): names grouped by their count.
   const byCount: string[][] = [];
-  for (const [name, count] of counts) (byCount[count] ??= []).push(name);
+  for (const [name, count] of counts) {
+    const group = byCount[count];
+    if (group === undefined) byCount[count] = [name];
+    else group.push(name);
+  }
   // A name inside one already listed (`app.py` in `src/app.py`) is listed by it: it is left out, and
   // a path takes the place of its parts listed before it.
   const listed = new ListedNames();
@@ -141,9 +145,9 @@ class ListedNames {
     this.#order.add(name);
     for (let at = 0; at + GRAM <= name.length; at++) {
       const gram = name.slice(at, at + GRAM);
-      let holders = this.#byGram.get(gram);
-      if (holders === undefined) this.#byGram.set(gram, (holders = new Set()));
-      holders.add(name);
+      const holders = this.#byGram.get(gram);
+      if (holders === undefined) this.#byGram.set(gram, new Set([name]));
+      else holders.add(name);
     }
   }
 
