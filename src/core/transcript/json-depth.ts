@@ -22,7 +22,7 @@ export interface JsonDepthExcess {
 }
 
 /** The index of the quote that closes the string opened at `open`, or -1 when it is not closed. */
-export function closingQuote(text: string, open: number): number {
+function closingQuote(text: string, open: number): number {
   let at = open + 1;
   for (;;) {
     at = text.indexOf('"', at);
@@ -34,28 +34,99 @@ export function closingQuote(text: string, open: number): number {
   }
 }
 
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+
+/** A top-level object's text, cut into parts: its keys, and where the items of its arrays end. */
+export interface Outline {
+  /** The keys' raw JSON text (quotes and escapes as written), in order. */
+  keys: string[];
+  /** Where an item of a top-level array ends (its last character), in order. */
+  ends: number[];
+  /** Which key's array each end is in (an index into `keys`), and the item's index in that array. */
+  endKey: number[];
+  endItem: number[];
+}
+
+/** Where a scan resumes: inside the top-level object, in the array of key `key`, after item `item`. */
+export interface ScanFrom {
+  at: number;
+  depth: number;
+  key: number;
+  item: number;
+}
+
+/** Whitespace JSON allows between tokens. */
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
+/**
+ * Scans a JSON text (before parsing it) from `from` for nesting deeper than `maxDepth`: the place it
+ * first goes too deep, or `undefined`. Strings are skipped whole (a native search for their closing
+ * quote), so the scan costs little beyond reading the structure. With an `outline`, it also adds the
+ * top-level keys and the ends of the top-level arrays' items to it. A text that is not JSON is
+ * scanned as far as it goes; `JSON.parse` says what is wrong.
+ */
+export function scanJsonText(
+  text: string,
+  maxDepth: number,
+  from: ScanFrom = { at: 0, depth: 0, key: -1, item: 0 },
+  outline?: Outline,
+): JsonDepthExcess | undefined {
+  let { depth, key, item } = from;
+  const length = text.length;
+  for (let index = from.at; index < length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      const end = closingQuote(text, index);
+      if (end === -1) return undefined;
+      if (outline !== undefined) {
+        if (depth === 1) {
+          let next = end + 1;
+          while (next < length && isSpace(text.charCodeAt(next))) next++;
+          if (text.charCodeAt(next) === COLON) outline.keys.push(text.slice(index, end + 1));
+        } else if (depth === 2 && key !== -1) {
+          outline.ends.push(end);
+          outline.endKey.push(key);
+          outline.endItem.push(item);
+        }
+      }
+      index = end;
+    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+      if (++depth > maxDepth) return { offset: index, maxDepth };
+      if (depth === 2 && outline !== undefined) {
+        key = code === OPEN_ARRAY ? outline.keys.length - 1 : -1;
+        item = 0;
+      }
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
+      depth--;
+      if (outline === undefined) continue;
+      if (depth === 2 && key !== -1) {
+        outline.ends.push(index);
+        outline.endKey.push(key);
+        outline.endItem.push(item);
+      } else if (depth < 2) key = -1;
+    } else if (code === COMMA && depth === 2 && key !== -1) item++;
+  }
+  return undefined;
+}
+
 /**
  * Scans a JSON text (before parsing it) for nesting deeper than `maxDepth`: the place it first goes
- * too deep, or `undefined`. Strings are skipped whole (a native search for their closing quote), so
- * the scan costs little beyond reading the structure. Bytes decoded as latin1 scan the same way:
+ * too deep, or `undefined` (see {@link scanJsonText}). Bytes decoded as latin1 scan the same way:
  * UTF-8 never uses bytes below 0x80 inside a multi-byte character.
  *
  * @example
  * jsonTextDepthExcess('['.repeat(10_000)); // { offset: 512, maxDepth: 512 }
  */
 export function jsonTextDepthExcess(text: string, maxDepth = MAX_JSON_DEPTH): JsonDepthExcess | undefined {
-  let depth = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === 0x22) {
-      const end = closingQuote(text, index);
-      if (end === -1) return undefined;
-      index = end;
-    } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > maxDepth) return { offset: index, maxDepth };
-    } else if (code === 0x5d || code === 0x7d) depth--;
-  }
-  return undefined;
+  return scanJsonText(text, maxDepth);
 }
 
 /**

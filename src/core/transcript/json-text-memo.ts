@@ -9,7 +9,7 @@
  * and all, and the value is the one `JSON.parse` would give. Those items are shared, so they are
  * frozen (with everything in them); the body's own fields are the caller's.
  */
-import { closingQuote, type JsonDepthExcess, MAX_JSON_DEPTH } from './json-depth.js';
+import { type JsonDepthExcess, MAX_JSON_DEPTH, type Outline, scanJsonText } from './json-depth.js';
 
 /** What {@link JsonTextMemo.read} made of a text. */
 export type JsonTextRead =
@@ -34,14 +34,6 @@ export interface JsonTextMemoOptions {
   maxDepth?: number;
 }
 
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-
 /** Characters of a text's start (at most `minChars`) that pick the remembered texts it is compared with. */
 const HEAD = 256;
 /** Characters compared at a time when looking for where two texts part. */
@@ -54,77 +46,6 @@ const MAX_BUCKET = 16;
  * was read from takes its place (else it is remembered beside it).
  */
 const CLOSE_ENOUGH = 0.9;
-
-/** A top-level object's text, cut into parts: its keys, and where the items of its arrays end. */
-interface Outline {
-  /** The keys' raw JSON text (quotes and escapes as written), in order. */
-  keys: string[];
-  /** Where an item of a top-level array ends (its last character), in order. */
-  ends: number[];
-  /** Which key's array each end is in (an index into `keys`), and the item's index in that array. */
-  endKey: number[];
-  endItem: number[];
-}
-
-/** Where a scan resumes: inside the top-level object, in the array of key `key`, after item `item`. */
-interface ScanFrom {
-  at: number;
-  depth: number;
-  key: number;
-  item: number;
-}
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-}
-
-/**
- * Scans `text` from `from` (strings skipped whole), adding its top-level keys and the ends of its
- * top-level arrays' items to `outline`: where it first nests deeper than `maxDepth`, else
- * `undefined`. A text that is not JSON is scanned as far as it goes; `JSON.parse` says what is wrong.
- */
-function scanOutline(
-  text: string,
-  from: ScanFrom,
-  outline: Outline,
-  maxDepth: number,
-): JsonDepthExcess | undefined {
-  let { depth, key, item } = from;
-  const length = text.length;
-  for (let index = from.at; index < length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === QUOTE) {
-      const end = closingQuote(text, index);
-      if (end === -1) return undefined;
-      if (depth === 1) {
-        let next = end + 1;
-        while (next < length && isSpace(text.charCodeAt(next))) next++;
-        if (text.charCodeAt(next) === COLON) {
-          outline.keys.push(text.slice(index, end + 1));
-        }
-      } else if (depth === 2 && key !== -1) {
-        outline.ends.push(end);
-        outline.endKey.push(key);
-        outline.endItem.push(item);
-      }
-      index = end;
-    } else if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
-      if (++depth > maxDepth) return { offset: index, maxDepth };
-      if (depth === 2) {
-        key = code === OPEN_ARRAY ? outline.keys.length - 1 : -1;
-        item = 0;
-      }
-    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) {
-      depth--;
-      if (depth === 2 && key !== -1) {
-        outline.ends.push(index);
-        outline.endKey.push(key);
-        outline.endItem.push(item);
-      } else if (depth < 2) key = -1;
-    } else if (code === COMMA && depth === 2 && key !== -1) item++;
-  }
-  return undefined;
-}
 
 /** Where two texts first differ (the length of the shorter when one starts with the other). */
 export function commonPrefixLength(left: string, right: string): number {
@@ -330,7 +251,7 @@ export class JsonTextMemo {
   /** `text` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
   #parseWhole(text: string, rememberable: boolean): Failure | Made {
     const outline = emptyOutline();
-    const excess = scanOutline(text, { at: 0, depth: 0, key: -1, item: 0 }, outline, this.#maxDepth);
+    const excess = scanJsonText(text, this.#maxDepth, { at: 0, depth: 0, key: -1, item: 0 }, outline);
     if (excess) return { kind: 'too_deep', excess };
     let value: unknown;
     try {
@@ -365,7 +286,7 @@ export class JsonTextMemo {
       endKey: outline.endKey.slice(0, last + 1),
       endItem: outline.endItem.slice(0, last + 1),
     };
-    const excess = scanOutline(text, { at: end + 1, depth: 2, key, item }, next, this.#maxDepth);
+    const excess = scanJsonText(text, this.#maxDepth, { at: end + 1, depth: 2, key, item }, next);
     if (excess) return { kind: 'too_deep', excess };
     // The keys up to the array's are the remembered text's, read then.
     const names = namesOf(next.keys, base.names.slice(0, keysBefore));
