@@ -361,7 +361,8 @@ const BODIES = new JsonTextMemo();
 
 /**
  * The value of a JSON text, read from where it parts from a recent body (see {@link JsonTextMemo}),
- * or why there is none: nesting deeper than {@link MAX_JSON_DEPTH}, or text that is not JSON.
+ * or why there is none: nesting deeper than {@link MAX_JSON_DEPTH}, or text that is not JSON. The
+ * items of a remembered body's arrays are frozen: they are shared with the reads before and after.
  *
  * @example
  * const read = readJsonText(await request.text());
