@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/index.js';
-import { conversationKey } from './conversation-key.js';
+import { conversationKey, hashMessages, sha256 } from './conversation-key.js';
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const task: Message = { role: 'user', content: 'Fix the bug.' };
@@ -23,5 +23,21 @@ describe('conversationKey', () => {
     expect(conversationKey({ model: 'other', messages: history })).not.toBe(key);
     const otherTask: Message = { role: 'user', content: 'Write the docs.' };
     expect(conversationKey({ model: 'm', messages: [system, otherTask, ...turn(1)] })).not.toBe(key);
+  });
+
+  it('hashes a head read again into the same objects as it did, and any other head by its content', () => {
+    const plain = (messages: Message[]) =>
+      sha256(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+    const head = [system, task];
+    expect(hashMessages(head)).toBe(plain(head));
+    expect(hashMessages(head)).toBe(plain(head));
+    // Equal content in new objects, one message more, one message less, another before the last.
+    const copies = head.map((message) => ({ ...message }));
+    expect(hashMessages(copies)).toBe(plain(head));
+    expect(hashMessages([system, system, task])).toBe(plain([system, system, task]));
+    expect(hashMessages([task])).toBe(plain([task]));
+    const other: Message = { role: 'system', content: 'You review code.' };
+    expect(hashMessages([other, task])).toBe(plain([other, task]));
+    expect(hashMessages([other, task])).not.toBe(hashMessages(head));
   });
 });
