@@ -63,3 +63,24 @@ describe('contentHash', () => {
     expect(contentHash(['a', ''])).not.toBe(contentHash(['', 'a']));
   });
 });
+
+describe("digestItems with a caller's hash", () => {
+  it('hashes the same message objects once, and any other list by its content', () => {
+    const texts: string[] = [];
+    const hash = (text: string) => {
+      texts.push(text);
+      return `h${text.length}:${text}`;
+    };
+    const system: Message = { role: 'system', content: 'You are a coding agent.' };
+    const task: Message = { role: 'user', content: 'Fix the bug.' };
+    const first = digestItems([system, task], hash);
+    expect(digestItems([system, task], hash)).toBe(first);
+    expect(texts).toHaveLength(1);
+    // The same content in new objects is hashed again, to the same; another list to another.
+    expect(digestItems([{ ...system }, { ...task }], hash)).toBe(first);
+    expect(digestItems([task], hash)).not.toBe(first);
+    expect(digestItems([{ role: 'system', content: 'Review.' }, task], hash)).not.toBe(first);
+    expect(texts).toHaveLength(4);
+    expect(texts[0]).toBe(`${JSON.stringify(system)}\n${JSON.stringify(task)}`);
+  });
+});

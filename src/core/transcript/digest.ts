@@ -128,6 +128,37 @@ function itemLanes(item: object): Lanes {
 }
 
 /**
+ * A value made from a list of items, remembered with the items it was made from under the list's
+ * last item: the same objects again give the same value without making it (items are treated as
+ * immutable). A history resent with every request is the same objects again, one more each time.
+ *
+ * @example
+ * const hashes = new ListMemo<string>();
+ * hashes.get(head, () => sha256(head.map((message) => JSON.stringify(message)).join('\n')));
+ */
+export class ListMemo<V> {
+  readonly #byLast = new WeakMap<object, { items: readonly object[]; value: V }>();
+
+  get(items: readonly object[], make: () => V): V {
+    const last = items.at(-1);
+    if (last === undefined) return make();
+    const known = this.#byLast.get(last);
+    if (
+      known !== undefined &&
+      known.items.length === items.length &&
+      known.items.every((item, index) => item === items[index])
+    )
+      return known.value;
+    const value = make();
+    this.#byLast.set(last, { items: items.slice(), value });
+    return value;
+  }
+}
+
+/** Per caller's hash function, the lists hashed with it. */
+const HASHED_LISTS = new WeakMap<(text: string) => string, ListMemo<string>>();
+
+/**
  * The fingerprint of messages (or tool definitions). By default each item's fingerprint is made
  * from its fields (what `JSON.stringify` writes), once per object, and the list's from them; given
  * `hash`, it is `hash` of the items as JSON, one per line (a caller's own hash, such as SHA-256).
@@ -136,7 +167,14 @@ function itemLanes(item: object): Lanes {
  * digestItems(request.tools) === anchor.tools; // the same tool definitions were sent
  */
 export function digestItems(items: readonly object[], hash?: (text: string) => string): string {
-  if (hash !== undefined) return hash(items.map((item) => JSON.stringify(item)).join('\n'));
+  if (hash !== undefined) {
+    let lists = HASHED_LISTS.get(hash);
+    if (lists === undefined) {
+      lists = new ListMemo<string>();
+      HASHED_LISTS.set(hash, lists);
+    }
+    return lists.get(items, () => hash(items.map((item) => JSON.stringify(item)).join('\n')));
+  }
   const lanes: Lanes = { a: SEED_A, b: SEED_B, length: 0 };
   for (const item of items) {
     const own = itemLanes(item);

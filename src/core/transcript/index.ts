@@ -8,7 +8,7 @@ export { fromAnthropic, readAnthropicAssistant, toAnthropic } from './anthropic-
 export { contentParts, contentText } from './content.js';
 export { ContentMemo, type ContentMemoOptions, type ReadListOptions } from './content-memo.js';
 export { detectFormat } from './detect-format.js';
-export { contentHash, digestItems, digestMessages, hashText } from './digest.js';
+export { contentHash, digestItems, digestMessages, hashText, ListMemo } from './digest.js';
 export { fromGemini, GEMINI_CALL_ID_PREFIX, toGemini } from './gemini-generate-content.js';
 export type * from './gemini-wire.js';
 export {
