@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const loader = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
@@ -21,6 +21,12 @@ export interface ServeProcess {
   logs: Record<string, unknown>[];
   /** Resident set size in bytes (`VmRSS` of `/proc/PID/status`). */
   rssBytes(): number;
+  /**
+   * Resident set size in bytes after a full garbage collection that compacts the heap: what the
+   * process keeps, not the garbage it has not collected yet (bench/memory-probe.mjs, loaded into
+   * every process this starts).
+   */
+  keptBytes(): Promise<number>;
   /** SIGTERM, then the exit code (or the signal that ended it). */
   stop(): Promise<number | string | null>;
 }
@@ -33,11 +39,22 @@ export function spawnServe(
   const fresh = args.includes('--store') ? undefined : mkdtempSync(join(tmpdir(), 'spillway-serve-store-'));
   const child = spawn(
     process.execPath,
-    ['--import', loader, join(root, 'src/cli/bin.ts'), 'serve', '--port', '0', ...args],
+    [
+      '--expose-gc',
+      '--import',
+      loader,
+      '--import',
+      pathToFileURL(join(root, 'bench', 'memory-probe.mjs')).href,
+      join(root, 'src/cli/bin.ts'),
+      'serve',
+      '--port',
+      '0',
+      ...args,
+    ],
     {
       cwd: root,
       env: fresh === undefined ? env : { ...env, SPILLWAY_STORE: join(fresh, 'sessions.db') },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
   if (fresh !== undefined) child.once('exit', () => rmSync(fresh, { recursive: true, force: true }));
@@ -71,6 +88,12 @@ export function spawnServe(
         rssBytes() {
           const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
           return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+        },
+        keptBytes() {
+          return new Promise((answer) => {
+            child.once('message', (figures) => answer((figures as { rss: number }).rss));
+            child.send('measure');
+          });
         },
         stop() {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
