@@ -210,6 +210,8 @@ interface Entry<V> {
   size: number;
   /** The list this entry was last handed out for: within one list each value is handed out once. */
   round: number;
+  /** Where in that list (a list that starts as it did hands it out at the same place, untouched). */
+  at: number;
   /** Used since the eviction scan last passed it (a second chance before it is forgotten). */
   used: boolean;
   /** The input last found equal to this entry when it is a shared item (see `isSharedItem`). */
@@ -314,9 +316,8 @@ export class ContentMemo<V> {
       const limit = Math.min(items.length, last.shared);
       while (index < limit && items[index] === last.items[index]) index++;
     }
-    // The list goes on the last one's round: an entry handed out there past this prefix counts as
-    // handed out here, and is made again rather than handed out twice.
-    const round = index > 0 ? this.#round : ++this.#round;
+    const round = ++this.#round;
+    const reused = index;
     // Forgotten while it changes: a read that throws (an item that is not a message) leaves none.
     this.#last = undefined;
     if (last === undefined || index === 0)
@@ -328,6 +329,9 @@ export class ContentMemo<V> {
       last.out.length = index;
     }
     const { entries } = last;
+    // Handed out in this list already: in this round, or at its place in the prefix taken as it was.
+    const taken = (entry: Entry<V>) =>
+      entry.round === round || (entry.at < reused && entries[entry.at] === entry);
     const out = last.out as W[];
     const kept = last.items as unknown[];
     let shared = index;
@@ -340,13 +344,13 @@ export class ContentMemo<V> {
       let entry: Entry<V> | undefined;
       if (
         guess !== undefined &&
-        guess.round !== round &&
+        !taken(guess) &&
         !guess.forgotten &&
         // A shared item never changes: the same object is the same content.
         (guess.item === item || matchParts(item, guess.parts, 0) === guess.parts.length)
       )
         entry = guess;
-      else entry = this.#lookup(item, index, { maxDepth, tooDeep, round }, make);
+      else entry = this.#lookup(item, index, { maxDepth, tooDeep, round, taken }, make);
       entries.push(entry);
       if (entry === undefined) {
         out.push(select(make(item, index)));
@@ -361,6 +365,7 @@ export class ContentMemo<V> {
         }
       }
       entry.round = round;
+      entry.at = index;
       if (previous !== undefined && previous.next !== entry) previous.next = entry;
       previous = entry;
       out.push(select(entry.value));
@@ -375,7 +380,12 @@ export class ContentMemo<V> {
   #lookup(
     item: unknown,
     index: number,
-    { maxDepth, tooDeep, round }: ReadListOptions & { round: number },
+    {
+      maxDepth,
+      tooDeep,
+      round,
+      taken,
+    }: ReadListOptions & { round: number; taken: (entry: Entry<V>) => boolean },
     make: (item: unknown, index: number) => V,
   ): Entry<V> | undefined {
     const walked = walkContent(item, maxDepth);
@@ -388,7 +398,7 @@ export class ContentMemo<V> {
       return undefined;
     }
     const bucket = this.#entries.get(walked.key);
-    const found = bucket?.find((entry) => entry.round !== round && sameParts(entry.parts, walked.parts));
+    const found = bucket?.find((entry) => !taken(entry) && sameParts(entry.parts, walked.parts));
     if (found) return found;
     const entry: Entry<V> = {
       key: walked.key,
@@ -396,6 +406,7 @@ export class ContentMemo<V> {
       value: make(item, index),
       size: walked.size,
       round,
+      at: index,
       used: false,
     };
     if (isSharedItem(item)) entry.item = item as object;

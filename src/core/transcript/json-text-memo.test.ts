@@ -143,3 +143,38 @@ describe('commonPrefixLength', () => {
     expect(commonPrefixLength('', text)).toBe(0);
   });
 });
+
+describe('a resent body with a message changed in the middle', () => {
+  it('reads the messages after the change into the objects it read them into before', () => {
+    const body = session(8);
+    const before = fromOpenAIChat(JSON.stringify(body)).messages;
+    // A client that clears an old tool output, as some agents do, and resends the rest unchanged.
+    const edited = {
+      ...body,
+      messages: body.messages.map((message, index) =>
+        index === 5 ? { ...message, content: '[cleared]' } : message,
+      ),
+    };
+    const after = fromOpenAIChat(JSON.stringify(edited)).messages;
+    expect(after[5]).not.toBe(before[5]);
+    expect(after.slice(6).every((message, index) => message === before[6 + index])).toBe(true);
+    expect(after.slice(0, 5).every((message, index) => message === before[index])).toBe(true);
+  });
+});
+
+describe('a resent body holding equal messages', () => {
+  it('reads each of them into an object of its own, the ones it shares with the last body too', () => {
+    const again = { role: 'user', content: 'Go on.' };
+    const body = session(3);
+    const first = {
+      ...body,
+      messages: [...body.messages, again, { role: 'assistant', content: 'ok' }, again],
+    };
+    const second = { ...first, messages: [...first.messages, { role: 'assistant', content: 'ok' }, again] };
+    fromOpenAIChat(JSON.stringify(first));
+    const messages = fromOpenAIChat(JSON.stringify(second)).messages;
+    const copies = messages.filter((message) => message.role === 'user' && message.content === 'Go on.');
+    expect(copies).toHaveLength(3);
+    expect(new Set(copies).size).toBe(3);
+  });
+});
