@@ -247,7 +247,8 @@ describe('the default install (npm install: the command line’s parts, no optio
     const child = spawn(
       'npx',
       ['--no-install', 'spillway', 'serve', '--upstream', 'http://127.0.0.1:9', '--port', '0'],
-      { cwd: full, stdio: ['ignore', 'pipe', 'pipe'] },
+      // A group of its own: npx runs the command as its child, and the stop must reach both.
+      { cwd: full, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
     );
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
@@ -273,7 +274,7 @@ describe('the default install (npm install: the command line’s parts, no optio
         .find((entry) => entry.event === 'store_fallback');
       expect(fallback).toMatchObject({ level: 'info', store: 'memory', package: 'better-sqlite3' });
     } finally {
-      child.kill('SIGTERM');
+      process.kill(-(child.pid as number), 'SIGTERM');
       await exited;
     }
   }, 60_000);
