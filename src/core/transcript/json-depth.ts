@@ -129,6 +129,11 @@ export function jsonTextDepthExcess(text: string, maxDepth = MAX_JSON_DEPTH): Js
   return scanJsonText(text, maxDepth);
 }
 
+/** Whether a value is a JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Whether a value nests arrays and objects deeper than `maxDepth` (an iterative walk; an object met
  * again is walked again only when met deeper, so shared structures cost little and a cycle counts

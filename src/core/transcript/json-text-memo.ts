@@ -9,7 +9,7 @@
  * and all, and the value is the one `JSON.parse` would give. Those items are shared, so they are
  * frozen (with everything in them); the body's own fields are the caller's.
  */
-import { type JsonDepthExcess, MAX_JSON_DEPTH, type Outline, scanJsonText } from './json-depth.js';
+import { isRecord, type JsonDepthExcess, MAX_JSON_DEPTH, type Outline, scanJsonText } from './json-depth.js';
 
 /** What {@link JsonTextMemo.read} made of a text. */
 export type JsonTextRead =
@@ -100,10 +100,6 @@ interface Made {
   remember?: Remembered;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The keys' names (the first of them `known` already), or `undefined` when one is written twice or
  * is `__proto__` (then the text is parsed whole).
@@ -150,23 +146,8 @@ function ownFields(body: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     const value = body[key];
-    copy[key] = Array.isArray(value) ? value.slice() : copyJson(value);
-  }
-  return copy;
-}
-
-function copyJson(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    // Defined, not assigned: a "__proto__" key is a field of a parsed body, not its prototype.
-    Object.defineProperty(copy, key, {
-      value: copyJson((value as Record<string, unknown>)[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // structuredClone defines each key (a nested "__proto__" stays a field, not a prototype).
+    copy[key] = Array.isArray(value) ? value.slice() : structuredClone(value);
   }
   return copy;
 }
@@ -219,19 +200,22 @@ export class JsonTextMemo {
    * memo's `maxDepth` (where it first goes too deep), or text that is not JSON (`JSON.parse`'s error).
    */
   read(text: string): JsonTextRead {
-    const rememberable = text.length >= this.#minChars;
+    // Any text from `minChars` on may be read from a remembered one; it is kept itself only when it
+    // takes at most a quarter of what the memo holds.
+    const readable = text.length >= this.#minChars;
+    const kept = readable && text.length <= this.#maxChars / 4;
     const head = text.slice(0, Math.min(HEAD, this.#minChars));
-    const bucket = rememberable ? this.#buckets.get(head) : undefined;
+    const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, text);
     const made =
-      (base && this.#parseFrom(text, base.remembered, base.shared)) ?? this.#parseWhole(text, rememberable);
+      (base && this.#parseFrom(text, base.remembered, base.shared)) ?? this.#parseWhole(text, kept);
     if (made.kind !== 'value') return made;
     if (made.remember === undefined) return { kind: 'value', value: made.value, reused: made.reused };
     // A text that goes on from the one it was read from takes its place; one that only opens alike
     // (another conversation with the same start) is remembered beside it.
     const continued =
       base && base.shared >= base.remembered.text.length * CLOSE_ENOUGH ? base.remembered : undefined;
-    this.#remember(head, made.remember, continued);
+    if (kept) this.#remember(head, made.remember, continued);
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
 
@@ -320,7 +304,6 @@ export class JsonTextMemo {
   }
 
   #remember(head: string, entry: Remembered, replaced: Remembered | undefined): void {
-    if (entry.text.length > this.#maxChars / 4) return;
     let bucket = this.#buckets.get(head);
     if (bucket !== undefined) {
       // Freshly used: to the end of the eviction order.

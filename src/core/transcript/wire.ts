@@ -1,6 +1,12 @@
 import { SpillwayError } from '../errors/index.js';
 import { ContentMemo } from './content-memo.js';
-import { jsonTextDepthExcess, MAX_JSON_DEPTH, tooDeepMessage, valueDepthExceeds } from './json-depth.js';
+import {
+  isRecord,
+  jsonTextDepthExcess,
+  MAX_JSON_DEPTH,
+  tooDeepMessage,
+  valueDepthExceeds,
+} from './json-depth.js';
 import { readJsonText } from './json-text-memo.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
@@ -38,9 +44,7 @@ export function originalOf(normalized: object, format: string): unknown {
   return entry && entry.format === format ? entry.value : undefined;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** The fields of `value` other than `known`, or undefined when there are none. */
 export function extraFields(value: Record<string, unknown>, known: readonly string[]): Extra | undefined {
