@@ -234,7 +234,8 @@ export class JsonTextMemo {
 
   /** `text` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
   #parseWhole(text: string, rememberable: boolean): Failure | Made {
-    const outline = emptyOutline();
+    // A text that will not be kept needs only the depth check, no outline.
+    const outline = rememberable ? emptyOutline() : undefined;
     const excess = scanJsonText(text, this.#maxDepth, { at: 0, depth: 0, key: -1, item: 0 }, outline);
     if (excess) return { kind: 'too_deep', excess };
     let value: unknown;
@@ -243,8 +244,9 @@ export class JsonTextMemo {
     } catch (error) {
       return { kind: 'not_json', error: error as Error };
     }
-    const names = rememberable && isRecord(value) ? namesOf(outline.keys) : undefined;
-    if (names === undefined || !isRecord(value)) return { kind: 'value', value, reused: 0 };
+    const names = outline !== undefined && isRecord(value) ? namesOf(outline.keys) : undefined;
+    if (outline === undefined || names === undefined || !isRecord(value))
+      return { kind: 'value', value, reused: 0 };
     for (const field of Object.values(value))
       if (Array.isArray(field)) for (const item of field) freezeItem(item);
     return { kind: 'value', value, reused: 0, remember: { text, value, outline, names } };
