@@ -1,14 +1,14 @@
 /**
  * The README's usage, `manager.fit(fromOpenAIChat(body))` on every send with the body read anew (what
- * every HTTP-shaped caller does), two ways: handed the body's text, and handed the value the caller
- * parsed from it; against the tool loop's path, where the same message objects are appended to one
- * array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
+ * every HTTP-shaped caller does), three ways: handed the body's bytes as the server received them,
+ * its text, and the value the caller parsed from it; against the tool loop's path, where the same
+ * message objects are appended to one array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
  * turns; after each send the provider's count is fed back (`observe`), as every surface does.
  *
- * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe`: reading the text is part of the
- * text path's time; the caller's own parse, for the parsed path, is not. Before every send every path
- * does the same untimed work, the caller's: the body written, sent as bytes and read back as text,
- * and parsed (the paths that do not use it drop it), so all meet the same state of memory. Each path
+ * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe`: reading the bytes or the text is
+ * part of those paths' time; the caller's own decoding and parse are not. Before every send every
+ * path does the same untimed work, the caller's: the body written, sent as bytes, decoded as text,
+ * and parsed (the paths that do not use them drop them), so all meet the same state of memory. Each path
  * runs in a process of its own, as a program reads its requests one way (what Spillway remembers of
  * earlier bodies is the process's); the cost at a checkpoint is the median of the sends just before
  * it. The paths take turns going first, round by round, for `rounds` rounds, each round a session of
@@ -49,11 +49,16 @@ export interface FreshBodiesPoint {
   turns: number;
   messages: number;
   /** CPU milliseconds per send (median of the sends before the checkpoint, then over rounds). */
+  bytesMs: number;
   textMs: number;
   freshMs: number;
   sameMs: number;
+  /** The caller's own decoding of the bytes, which the text path needs first (not in `textMs`). */
+  decodeMs: number;
   /** The caller's own `JSON.parse` of the body, which the parsed path needs first (not in `freshMs`). */
   parseMs: number;
+  /** bytes / same, per round, the median. */
+  bytesRatio: number;
   /** text / same, per round, the median. */
   textRatio: number;
   /** fresh / same, per round, the median. */
@@ -68,10 +73,12 @@ export interface FreshBodiesResult {
   window: number;
   points: FreshBodiesPoint[];
   /** CPU seconds over the whole growth, per path (median over rounds). */
+  totalBytesSeconds: number;
   totalTextSeconds: number;
   totalFreshSeconds: number;
   totalSameSeconds: number;
   /** Per-send cost at the last checkpoint over that at the one before, per path. */
+  growthBytes: number;
   growthText: number;
   growthFresh: number;
   growthSame: number;
@@ -92,27 +99,40 @@ interface Run {
   costs: number[];
   /** CPU milliseconds of the caller's `JSON.parse` of every send's text, in order. */
   parses: number[];
+  /** CPU milliseconds of the caller's decoding of every send's bytes, in order. */
+  decodes: number[];
   total: number;
 }
 
-/** The paths measured: the body's text as an HTTP handler reads it, that text parsed, the same objects. */
-export const FRESH_PATHS = ['text', 'fresh', 'same'] as const;
+/**
+ * The paths measured: the body's bytes as an HTTP server receives them, its text, that text parsed,
+ * the same objects.
+ */
+export const FRESH_PATHS = ['bytes', 'text', 'fresh', 'same'] as const;
 type Path = (typeof FRESH_PATHS)[number];
+
+/** A body as the caller has it: the bytes it received, their text, and the value parsed from it. */
+interface CallerBody {
+  bytes: Buffer;
+  text: string;
+  parsed: unknown;
+  decodeMs: number;
+  parseMs: number;
+}
 
 /**
  * The caller's work before a send, untimed and the same for every path: the body of this send
- * written as JSON, sent as UTF-8 bytes and read back as text (what an HTTP handler has), and parsed.
+ * written as JSON, sent as UTF-8 bytes (what an HTTP server receives), decoded as text, and parsed.
  */
-function callerBody(
-  wire: Record<string, unknown>,
-  turn: number,
-): { text: string; parsed: unknown; parseMs: number } {
+function callerBody(wire: Record<string, unknown>, turn: number): CallerBody {
   const all = wire.messages as unknown[];
   const bytes = Buffer.from(JSON.stringify({ ...wire, messages: all.slice(0, 4 + 2 * turn) }));
+  const decoding = process.cpuUsage();
   const text = bytes.toString('utf8');
+  const decodeMs = cpuMs(decoding);
   const start = process.cpuUsage();
   const parsed: unknown = JSON.parse(text);
-  return { text, parsed, parseMs: cpuMs(start) };
+  return { bytes, text, parsed, decodeMs, parseMs: cpuMs(start) };
 }
 
 /**
@@ -123,8 +143,11 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
   const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   // The tool loop's path: one array of the same message objects, grown in place.
   const messages = base.messages.slice(0, 2);
-  const requestOf: Record<Path, (body: { text: string; parsed: unknown }) => ChatRequest> = {
-    // The README's usage with the body's text: a resent history is parsed only from where it changed.
+  const requestOf: Record<Path, (body: CallerBody) => ChatRequest> = {
+    // The README's usage with the body's bytes: a resent history is compared as bytes, never decoded
+    // again, and parsed only from where it changed.
+    bytes: ({ bytes }) => fromOpenAIChat(bytes),
+    // The same with the body's text.
     text: ({ text }) => fromOpenAIChat(text),
     // The README's usage with a body the caller parsed: new objects, compared with what was read.
     fresh: ({ parsed }) => fromOpenAIChat(parsed),
@@ -132,16 +155,18 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
   };
   const costs: number[] = [];
   const parses: number[] = [];
+  const decodes: number[] = [];
   for (let turn = 0; turn < turns; turn++) {
     messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
     const body = callerBody(wire, turn);
     parses.push(body.parseMs);
+    decodes.push(body.decodeMs);
     const start = process.cpuUsage();
     const fitted = manager.fit(requestOf[path](body));
     manager.observe({ promptTokens: reported(fitted) });
     costs.push(cpuMs(start));
   }
-  return { costs, parses, total: costs.reduce((sum, cost) => sum + cost, 0) };
+  return { costs, parses, decodes, total: costs.reduce((sum, cost) => sum + cost, 0) };
 }
 
 /** A round's session: a conversation of its own, so what a send appends is new to every cache. */
@@ -203,10 +228,16 @@ export async function benchFreshBodies({
   const points = checkpoints.map((checkpoint) => ({
     turns: checkpoint,
     messages: 2 + 2 * checkpoint,
+    bytesMs: round(median(perRound.map(({ bytes }) => at(bytes.costs, checkpoint))), 3),
     textMs: round(median(perRound.map(({ text }) => at(text.costs, checkpoint))), 3),
     freshMs: round(median(perRound.map(({ fresh }) => at(fresh.costs, checkpoint))), 3),
     sameMs: round(median(perRound.map(({ same }) => at(same.costs, checkpoint))), 3),
+    decodeMs: round(median(perRound.map(({ text }) => at(text.decodes, checkpoint))), 3),
     parseMs: round(median(perRound.map(({ fresh }) => at(fresh.parses, checkpoint))), 3),
+    bytesRatio: round(
+      median(perRound.map(({ bytes, same }) => at(bytes.costs, checkpoint) / at(same.costs, checkpoint))),
+      2,
+    ),
     textRatio: round(
       median(perRound.map(({ text, same }) => at(text.costs, checkpoint) / at(same.costs, checkpoint))),
       2,
@@ -230,9 +261,11 @@ export async function benchFreshBodies({
     rounds,
     window: WINDOW,
     points,
+    totalBytesSeconds: round(median(perRound.map(({ bytes }) => bytes.total)) / 1_000, 2),
     totalTextSeconds: round(median(perRound.map(({ text }) => text.total)) / 1_000, 2),
     totalFreshSeconds: round(median(perRound.map(({ fresh }) => fresh.total)) / 1_000, 2),
     totalSameSeconds: round(median(perRound.map(({ same }) => same.total)) / 1_000, 2),
+    growthBytes: growth((entry) => entry.bytes),
     growthText: growth((entry) => entry.text),
     growthFresh: growth((entry) => entry.fresh),
     growthSame: growth((entry) => entry.same),

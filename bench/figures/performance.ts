@@ -53,23 +53,28 @@ export function proxyPeersSetting(result: ProxyPeersResult): string {
   return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon, each run timed to its last response. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
 }
 
-/** Per checkpoint: the README's usage per send, with the body's text and with it parsed, beside the same-objects path. */
+/**
+ * Per checkpoint: the README's usage per send, with the body's bytes, its text and it parsed, beside
+ * the same-objects path.
+ */
 export function freshBodiesTable(result: FreshBodiesResult): string {
   const rows = result.points.map((point) => [
     count(point.turns),
     count(point.messages),
+    `${fixed(point.bytesMs, 2)} ms (${fixed(point.bytesRatio, 2)}×)`,
     `${fixed(point.textMs, 2)} ms (${fixed(point.textRatio, 2)}×)`,
     `${fixed(point.freshMs, 2)} ms (${fixed(point.ratio, 2)}×)`,
-    `${fixed(point.parseMs, 2)} ms`,
+    `${fixed(point.decodeMs, 2)} ms / ${fixed(point.parseMs, 2)} ms`,
     `${fixed(point.sameMs, 2)} ms`,
   ]);
   return table(
     [
       'turns',
       'messages',
+      "`manager.fit(fromOpenAIChat(bytes))`, the body's bytes (÷ same)",
       "`manager.fit(fromOpenAIChat(text))`, the body's text (÷ same)",
       '`manager.fit(fromOpenAIChat(body))`, the body parsed by the caller (÷ same)',
-      "the caller's `JSON.parse` of that body",
+      "the caller's decoding of the bytes / `JSON.parse` of the text",
       'the same message objects appended',
     ],
     rows,
@@ -80,7 +85,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
 export function freshBodiesGrowth(result: FreshBodiesResult): string {
   const [before, last] = result.points.slice(-2);
   if (before === undefined || last === undefined) return '';
-  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthText)} with the body's text and ${times(result.growthFresh)} with the body parsed (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends they cost ${fixed(result.totalTextSeconds, 2)} s and ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; ${result.clock}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds, each path in a process of its own and the paths taking turns going first. The text path's time includes reading the text; the parsed path's does not include the caller's parse, shown beside it.`;
+  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthBytes)} with the body's bytes, ${times(result.growthText)} with its text and ${times(result.growthFresh)} with it parsed (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends they cost ${fixed(result.totalBytesSeconds, 2)} s, ${fixed(result.totalTextSeconds, 2)} s and ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; ${result.clock}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds, each path in a process of its own and the paths taking turns going first. The bytes and text paths' time includes reading the body; it does not include the caller's decoding of the bytes into text (for the text path), nor its parse (for the parsed path), shown beside them.`;
 }
 
 /** CPU time of each start-up beside `node -e 0`. */

@@ -5,7 +5,7 @@ import { JsonTextMemo } from './json-text-memo.js';
 
 /** Strings full of what could fool a scanner: brackets, quotes, backslashes, separators. */
 const tricky = fc.string({
-  unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ', ':', ',', 'é'),
+  unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a', ' ', ':', ',', 'é', '😀'),
   maxLength: 6,
 });
 const node = fc.letrec((tie) => ({
@@ -156,6 +156,65 @@ describe('JsonTextMemo', () => {
       { numRuns: 400 },
     );
     // The runs read texts from where they part, not only whole.
+    expect(reusing).toBeGreaterThan(25);
+  });
+
+  it('reads every body given as bytes as JSON.parse reads their UTF-8 text, with offsets in bytes', () => {
+    let reusing = 0;
+    fc.assert(
+      fc.property(
+        body,
+        fc.array(
+          fc.tuple(
+            edit,
+            texting,
+            fc.constantFrom('buffer', 'buffer', 'array'),
+            fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.nat(), weight: 1 }),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.integer({ min: 2, max: 8 }),
+        (start, steps, maxDepth) => {
+          const memo = new JsonTextMemo({ minChars: 1, maxDepth, maxTexts: 4, maxChars: 4_000 });
+          let current: Body = start;
+          for (const [step, how, kind, badAt] of steps) {
+            current = applyEdit(current, step);
+            let bytes = Buffer.from(textOf(current, how));
+            // Now and then a byte that is not UTF-8, inside a string or not.
+            if (badAt !== null) {
+              const at = badAt % (bytes.length + 1);
+              bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]);
+            }
+            // What is expected, from the bytes as they are now: bytes read a unit per byte scan as
+            // bytes (UTF-8 uses no byte below 0x80 inside a character); the value is their text's.
+            const excess = jsonTextDepthExcess(bytes.toString('latin1'), maxDepth);
+            const text = bytes.toString('utf8');
+            const read = memo.read(kind === 'buffer' ? bytes : new Uint8Array(bytes));
+            // The caller's bytes are its own: changing them after the read changes no later read.
+            bytes.fill(0x20);
+            if (excess) {
+              expect(read).toEqual({ kind: 'too_deep', excess });
+              continue;
+            }
+            let parsed: unknown;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              expect(read.kind).toBe('not_json');
+              continue;
+            }
+            if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
+            expect(JSON.stringify(read.value)).toBe(JSON.stringify(parsed));
+            expect(read.value).toStrictEqual(parsed);
+            expect(read.reused).toBeLessThanOrEqual(bytes.length);
+            if (read.reused > 0) reusing++;
+          }
+          expect(memo.size).toBeLessThanOrEqual(4);
+          expect(memo.chars).toBeLessThanOrEqual(4_000);
+        },
+      ),
+      { numRuns: 400 },
+    );
     expect(reusing).toBeGreaterThan(25);
   });
 });

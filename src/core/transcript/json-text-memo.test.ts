@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { jsonTextDepthExcess } from './json-depth.js';
-import { commonPrefixLength, JsonTextMemo, type JsonTextRead } from './json-text-memo.js';
+import {
+  commonBytePrefixLength,
+  commonPrefixLength,
+  JsonTextMemo,
+  type JsonTextRead,
+} from './json-text-memo.js';
 import { fromOpenAIChat } from './openai-chat.js';
 
 const tool = (turn: number) => [
@@ -128,6 +133,156 @@ describe('JsonTextMemo', () => {
     const text = JSON.stringify(session(7));
     fromOpenAIChat(JSON.stringify(session(6)));
     expect(fromOpenAIChat(text)).toStrictEqual(fromOpenAIChat(JSON.parse(text)));
+  });
+});
+
+describe('a body read from its bytes', () => {
+  const bytesOf = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+  it('reads a resent conversation from its newest turn on, as a Buffer or as plain bytes', () => {
+    for (const wrap of [(bytes: Buffer) => bytes, (bytes: Buffer) => new Uint8Array(bytes)]) {
+      const memo = new JsonTextMemo();
+      const first = memo.read(wrap(bytesOf(session(5, { user: 'é' }))));
+      const bytes = bytesOf(session(6, { user: 'é' }));
+      const second = memo.read(wrap(bytes));
+      expect(bodyOf(second)).toStrictEqual(JSON.parse(bytes.toString('utf8')));
+      // Everything up to the end of the fifth turn's result is taken as read, counted in bytes.
+      const shared = bytesOf(session(5, { user: 'é' }));
+      expect(second.kind === 'value' && second.reused).toBe(shared.lastIndexOf(']'.charCodeAt(0)));
+      const before = bodyOf(first).messages as unknown[];
+      const after = bodyOf(second).messages as unknown[];
+      expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
+    }
+  });
+
+  it('keeps its own copy: bytes the caller changes after a read do not pass for what was read', () => {
+    const memo = new JsonTextMemo();
+    const first = bytesOf(session(4, { note: 'aaaa' }));
+    memo.read(first);
+    // The caller reuses its buffer: what it now holds differs inside a message it sent.
+    first.set(Buffer.from('yyyy'), first.indexOf('xxxx', 300));
+    const next = Buffer.concat([first.subarray(0, first.length - 1), Buffer.from(',"more":1}')]);
+    expect(bodyOf(memo.read(next))).toStrictEqual(JSON.parse(next.toString('utf8')));
+  });
+
+  it('names the byte where a resent body first nests too deep, past characters of several bytes', () => {
+    const memo = new JsonTextMemo();
+    const body = session(3, { note: 'ü😀' });
+    memo.read(bytesOf(body));
+    const deep = { ...body, messages: [...body.messages, { role: 'user', content: 'é' }, [[[[[[[[]]]]]]]]] };
+    const text = JSON.stringify(deep);
+    const small = new JsonTextMemo({ maxDepth: 6 });
+    small.read(bytesOf(body));
+    const read = small.read(Buffer.from(text));
+    const excess = jsonTextDepthExcess(text, 6);
+    expect(excess).toBeDefined();
+    expect(read).toEqual({
+      kind: 'too_deep',
+      excess: { offset: Buffer.byteLength(text.slice(0, excess?.offset)), maxDepth: 6 },
+    });
+    expect(memo.read(Buffer.from(text)).kind).toBe('value');
+  });
+
+  it('reads bytes that are not UTF-8 as their decoded text, remembering them only where offsets stay exact', () => {
+    const memo = new JsonTextMemo({ minChars: 1 });
+    const part = (bad: number[]) =>
+      Buffer.concat([Buffer.from('{"messages":["a'), Buffer.from(bad), Buffer.from('"')]);
+    // Two bytes that stand for one replacement character: byte and text offsets part, so nothing is kept.
+    expect(bodyOf(memo.read(Buffer.concat([part([0xe2, 0x82]), Buffer.from(']}')])))).toStrictEqual({
+      messages: ['a\uFFFD'],
+    });
+    expect(memo.size).toBe(0);
+    // A lone bad byte is one replacement character: still a unit per byte, so it is read from later.
+    const first = Buffer.concat([part([0xff]), Buffer.from(']}')]);
+    memo.read(first);
+    const next = Buffer.concat([part([0xff]), Buffer.from(',"b"]}')]);
+    const read = memo.read(next);
+    expect(bodyOf(read)).toStrictEqual({ messages: ['a\uFFFD', 'b'] });
+    expect(read.kind === 'value' && read.reused).toBe(first.length - 2);
+  });
+
+  it('reads a conversation resent a hundred times, its bytes kept in pieces joined now and then', () => {
+    const memo = new JsonTextMemo();
+    let reused = 0;
+    for (let turns = 1; turns <= 100; turns++) {
+      const bytes = bytesOf(session(turns));
+      const read = memo.read(turns % 2 === 0 ? bytes : new Uint8Array(bytes));
+      expect(bodyOf(read)).toStrictEqual(JSON.parse(bytes.toString('utf8')));
+      if (read.kind === 'value' && read.reused > 0) reused++;
+    }
+    // The first body is under `minChars`: it is not kept, so the second is read whole too.
+    expect(reused).toBe(98);
+    expect(memo.size).toBe(1);
+  });
+
+  it('lets a converter read a body from its bytes as it reads the parsed one', () => {
+    fromOpenAIChat(bytesOf(session(6)));
+    const bytes = bytesOf(session(7));
+    expect(fromOpenAIChat(bytes)).toStrictEqual(fromOpenAIChat(JSON.parse(bytes.toString('utf8'))));
+  });
+});
+
+describe('commonBytePrefixLength', () => {
+  it('finds where bytes part from bytes kept in pieces, at every distance, natively or a byte at a time', () => {
+    const bytes = Buffer.from('ab"\\é'.repeat(12_000));
+    const pieces = [bytes.subarray(0, 7), bytes.subarray(7, 20_000), new Uint8Array(bytes.subarray(20_000))];
+    for (const at of [
+      0,
+      1,
+      6,
+      7,
+      8,
+      15,
+      16,
+      17,
+      16_383,
+      16_384,
+      16_385,
+      19_999,
+      20_000,
+      40_000,
+      bytes.length - 1,
+    ]) {
+      const other = Buffer.from(bytes);
+      other[at] = 0x5a;
+      expect(commonBytePrefixLength(pieces, other)).toBe(at);
+      expect(commonBytePrefixLength(pieces, new Uint8Array(other))).toBe(at);
+    }
+    expect(commonBytePrefixLength(pieces, bytes)).toBe(bytes.length);
+    expect(commonBytePrefixLength(pieces, bytes.subarray(0, 100))).toBe(100);
+    expect(commonBytePrefixLength(pieces, bytes.subarray(0, 20_003))).toBe(20_003);
+    expect(commonBytePrefixLength([], bytes)).toBe(0);
+  });
+});
+
+describe('commonBytePrefixLength without a native comparison', () => {
+  it('compares eight bytes at a time where both line up, telling zeros and NaN bits apart as bytes', () => {
+    const zeros = new Uint8Array(64);
+    // Bytes 8 to 15 read as the float -0, which equals 0 as a number.
+    const negativeZero = new Uint8Array(64);
+    negativeZero[15] = 0x80;
+    expect(commonBytePrefixLength([zeros], negativeZero)).toBe(15);
+    // NaN is not equal to itself as a number; the same bits are the same bytes.
+    const nan = new Uint8Array(new Float64Array([Number.NaN, 1, Number.NaN, 2]).buffer);
+    expect(commonBytePrefixLength([new Uint8Array(nan)], new Uint8Array(nan))).toBe(32);
+    const other = new Uint8Array(nan);
+    other[27] = 7;
+    expect(commonBytePrefixLength([new Uint8Array(nan)], other)).toBe(27);
+  });
+
+  it('finds where they part at every alignment of the body and the pieces', () => {
+    const text = new TextEncoder().encode('{"a":"é😀\\\\"}'.repeat(200));
+    for (let offset = 0; offset < 9; offset++) {
+      const body = new Uint8Array(text.length + offset).subarray(offset);
+      body.set(text);
+      const pieces = [body.slice(0, 13), body.slice(13, 1_001), body.slice(1_001)];
+      for (const at of [0, 5, 12, 13, 14, 500, 1_000, 1_001, 1_002, text.length - 1]) {
+        const changed = new Uint8Array(body);
+        changed[at] = 0x5a;
+        expect(commonBytePrefixLength(pieces, changed)).toBe(at);
+      }
+      expect(commonBytePrefixLength(pieces, body)).toBe(text.length);
+    }
   });
 });
 

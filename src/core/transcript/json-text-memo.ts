@@ -4,19 +4,42 @@
  * every request, so the text of a request starts with the text of the one before; parsing it all
  * again (and checking its depth again) costs as much as the history. A {@link JsonTextMemo} keeps
  * recent bodies with an outline of their top-level object (its keys, and where each item of its
- * arrays ends). A new text that starts with a remembered one, character for character, up to the
- * end of an item, is parsed from there on: what came before is the remembered value's, item objects
- * and all, and the value is the one `JSON.parse` would give. Those items are shared, so they are
- * frozen (with everything in them); the body's own fields are the caller's.
+ * arrays ends). A new body that starts with a remembered one, unit for unit, up to the end of an
+ * item, is parsed from there on: what came before is the remembered value's, item objects and all,
+ * and the value is the one `JSON.parse` would give. Those items are shared, so they are frozen (with
+ * everything in them); the body's own fields are the caller's.
+ *
+ * A body is JSON text or its UTF-8 bytes, as an HTTP server receives them. Bytes are compared as
+ * bytes and only the part after the shared items is decoded, so a resent history is never decoded
+ * again; a Node `Buffer` is compared with its own native `compare`, any other `Uint8Array` eight
+ * bytes at a time. The bytes remembered are a copy (the caller may reuse its buffer), kept in pieces:
+ * a resend adds a copy of its new part and shares the pieces before it. Offsets (how much was
+ * reused, where a body nests too deep) count the body's own units: UTF-16 code units of a text,
+ * bytes of bytes.
  */
-import { isRecord, type JsonDepthExcess, MAX_JSON_DEPTH, type Outline, scanJsonText } from './json-depth.js';
+import {
+  isRecord,
+  type JsonDepthExcess,
+  MAX_JSON_DEPTH,
+  type Outline,
+  type ScanFrom,
+  scanJsonText,
+} from './json-depth.js';
 
-/** What {@link JsonTextMemo.read} made of a text. */
+/** A JSON body: its text, or its UTF-8 bytes. */
+export type JsonBody = string | Uint8Array;
+
+/** Whether `body` is a JSON body still to be read (text or bytes), not a parsed value. */
+export function isJsonBody(body: unknown): body is JsonBody {
+  return typeof body === 'string' || body instanceof Uint8Array;
+}
+
+/** What {@link JsonTextMemo.read} made of a body. */
 export type JsonTextRead =
   | {
       kind: 'value';
       value: unknown;
-      /** Characters not parsed again. */
+      /** Units not parsed again (characters of a text, bytes of bytes). */
       reused: number;
     }
   | { kind: 'too_deep'; excess: JsonDepthExcess }
@@ -24,20 +47,22 @@ export type JsonTextRead =
 
 /** Options of a {@link JsonTextMemo}. */
 export interface JsonTextMemoOptions {
-  /** The most characters of text remembered, over all texts (default 8 Mi). */
+  /** The most units remembered (characters of texts, bytes of bytes), over all bodies (default 8 Mi). */
   maxChars?: number;
-  /** The most texts remembered (default 256). */
+  /** The most bodies remembered (default 256). */
   maxTexts?: number;
-  /** Texts shorter than this are parsed whole and not remembered (default 4 Ki). */
+  /** Bodies shorter than this (in units) are parsed whole and not remembered (default 4 Ki). */
   minChars?: number;
   /** Levels a text may nest (default {@link MAX_JSON_DEPTH}). */
   maxDepth?: number;
 }
 
-/** Characters of a text's start (at most `minChars`) that pick the remembered texts it is compared with. */
+/** Units of a body's start (at most `minChars`) that pick the remembered bodies it is compared with. */
 const HEAD = 256;
-/** Characters compared at a time when looking for where two texts part. */
+/** Units compared at a time when looking for where two bodies part. */
 const CHUNK = 16_384;
+/** Pieces a remembered body's bytes are kept in before they are joined into one. */
+const MAX_PIECES = 32;
 /** Remembered texts sharing one start, at most (one per conversation that began alike). */
 const MAX_BUCKET = 16;
 /**
@@ -70,6 +95,179 @@ export function commonPrefixLength(left: string, right: string): number {
   return low;
 }
 
+/** A Node `Buffer`'s own comparison: `source[sourceStart, sourceEnd)` against `target[targetStart, targetEnd)`. */
+type NativeCompare = (
+  this: Uint8Array,
+  target: Uint8Array,
+  targetStart: number,
+  targetEnd: number,
+  sourceStart: number,
+  sourceEnd: number,
+) => number;
+
+/** The native comparison `bytes` brings along (a Node `Buffer` does), if any. */
+function nativeCompare(bytes: Uint8Array): NativeCompare | undefined {
+  const compare = (bytes as { compare?: unknown }).compare;
+  return typeof compare === 'function' ? (compare as NativeCompare) : undefined;
+}
+
+/**
+ * How many of `piece`'s first `count` bytes `bytes` repeats from `at` on, without a native
+ * comparison: eight bytes at a time (one float of 64 bits) where both sides line up on eight, which
+ * they do when the piece was copied keeping its place's alignment ({@link alignedCopy}) and the body
+ * is where the last one was; a byte at a time elsewhere. Floats that compare equal with other bits
+ * (zeros) or unequal with the same bits (NaN) are settled byte by byte.
+ */
+function sharedBytesByWords(bytes: Uint8Array, at: number, piece: Uint8Array, count: number): number {
+  let low = 0;
+  const shift = (bytes.byteOffset + at) % 8;
+  if (shift === piece.byteOffset % 8) {
+    const lead = Math.min(count, (8 - shift) % 8);
+    while (low < lead && bytes[at + low] === piece[low]) low++;
+    if (low === lead) {
+      const words = (count - lead) >>> 3;
+      const left = new Float64Array(bytes.buffer, bytes.byteOffset + at + lead, words);
+      const right = new Float64Array(piece.buffer, piece.byteOffset + lead, words);
+      let word = 0;
+      for (; word < words; word++) {
+        const value = left[word] as number;
+        if (value !== right[word] || value === 0) break;
+      }
+      low = lead + word * 8;
+    }
+  }
+  while (low < count && bytes[at + low] === piece[low]) low++;
+  return low;
+}
+
+/** How many of `piece`'s first `count` bytes `bytes` repeats from `at` on. */
+function sharedBytes(bytes: Uint8Array, at: number, piece: Uint8Array, count: number): number {
+  const compare = nativeCompare(bytes);
+  if (compare === undefined) return sharedBytesByWords(bytes, at, piece, count);
+  const same = (from: number, to: number) => compare.call(bytes, piece, from, to, at + from, at + to) === 0;
+  // One native comparison when they agree (a resent history's pieces do), else halving to the byte.
+  if (same(0, count)) return count;
+  let low = 0;
+  let high = count;
+  while (high - low > 16) {
+    const middle = (low + high) >>> 1;
+    if (same(low, middle)) low = middle;
+    else high = middle;
+  }
+  while (low < high && bytes[at + low] === piece[low]) low++;
+  return low;
+}
+
+/** New bytes starting `shift` bytes past a multiple of eight. */
+function alignedBytes(length: number, shift: number): Uint8Array {
+  return new Uint8Array(length + shift).subarray(shift);
+}
+
+/** A copy of `view` placed as it lies modulo eight bytes, so that the two line up for comparing. */
+function alignedCopy(view: Uint8Array): Uint8Array {
+  const copy = alignedBytes(view.length, view.byteOffset % 8);
+  copy.set(view);
+  return copy;
+}
+
+/** Where `bytes` first differs from the bytes kept in `pieces` (their length when it repeats them all). */
+export function commonBytePrefixLength(pieces: readonly Uint8Array[], bytes: Uint8Array): number {
+  let at = 0;
+  for (const piece of pieces) {
+    const count = Math.min(piece.length, bytes.length - at);
+    const shared = sharedBytes(bytes, at, piece, count);
+    at += shared;
+    if (shared < piece.length) break;
+  }
+  return at;
+}
+
+/** UTF-8 as `Buffer.toString` reads it: a byte order mark kept (JSON has none), bad bytes replaced. */
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+const STRICT_UTF8 = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+
+/** Whether `bytes` decoded as `text` were valid UTF-8 (a replacement character may be their own). */
+function validUtf8(text: string, bytes: Uint8Array): boolean {
+  if (!text.includes('\uFFFD')) return true;
+  try {
+    STRICT_UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The byte offsets, in the UTF-8 encoding of `text`, of the code units at `positions` (ascending).
+ * Exact for text decoded from valid UTF-8, where every code unit stands for its own bytes.
+ */
+function byteOffsets(text: string, positions: readonly number[]): number[] {
+  const offsets: number[] = [];
+  let bytes = 0;
+  let index = 0;
+  for (const position of positions) {
+    for (; index < position; index++) {
+      const code = text.charCodeAt(index);
+      // A surrogate pair is 4 bytes: 2 for each half.
+      bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code < 0xe000) ? 2 : 3;
+    }
+    offsets.push(bytes);
+  }
+  return offsets;
+}
+
+/** Bytes as a text of one code unit per byte, for a scan whose offsets must be bytes. */
+function unitPerByte(bytes: Uint8Array): string {
+  let text = '';
+  for (let at = 0; at < bytes.length; at += 8_192)
+    text += String.fromCharCode(...bytes.subarray(at, Math.min(bytes.length, at + 8_192)));
+  return text;
+}
+
+/** What a scan of a body from some point gives: the text from there (for the parse) and any excess. */
+interface Scanned {
+  text: string;
+  excess?: JsonDepthExcess;
+  /** False when the outline's offsets could not be made exact (bytes that are not UTF-8). */
+  exact: boolean;
+}
+
+/**
+ * Scans `bytes` from `from.at` as {@link scanJsonText} scans a text, adding to `outline` and giving
+ * offsets in bytes. The part from `from.at` on (it starts a character: it follows the end of an
+ * item) is decoded once and scanned, and the offsets found are turned into bytes. Bytes that are not
+ * UTF-8 are scanned a unit per byte for the excess; their outline is not exact.
+ */
+function scanBytes(bytes: Uint8Array, maxDepth: number, from: ScanFrom, outline?: Outline): Scanned {
+  const part = bytes.subarray(from.at);
+  const text = UTF8.decode(part);
+  const known = outline?.ends.length ?? 0;
+  const found = scanJsonText(text, maxDepth, { ...from, at: 0 }, outline);
+  const ends = outline?.ends ?? [];
+  const moved = (offsets: readonly number[]): void => {
+    for (let index = known; index < ends.length; index++)
+      ends[index] = (offsets[index - known] as number) + from.at;
+  };
+  if (text.length === part.length) {
+    // A unit per byte (ASCII, or a bad byte read as one replacement character): the text's offsets,
+    // moved to where the part starts.
+    moved(ends.slice(known));
+    return { text, ...(found ? { excess: { ...found, offset: found.offset + from.at } } : {}), exact: true };
+  }
+  if (!validUtf8(text, part)) {
+    const byByte = scanJsonText(unitPerByte(part), maxDepth, { ...from, at: 0 });
+    return {
+      text,
+      ...(byByte ? { excess: { ...byByte, offset: byByte.offset + from.at } } : {}),
+      exact: false,
+    };
+  }
+  const offsets = byteOffsets(text, [...ends.slice(known), ...(found ? [found.offset] : [])]);
+  moved(offsets);
+  const excess = found ? { ...found, offset: (offsets.at(-1) as number) + from.at } : undefined;
+  return { text, ...(excess ? { excess } : {}), exact: true };
+}
+
 /** The last index `i` with `ends[i] < below`, or -1. */
 function lastEndBefore(ends: readonly number[], below: number): number {
   let low = 0;
@@ -83,7 +281,11 @@ function lastEndBefore(ends: readonly number[], below: number): number {
 }
 
 interface Remembered {
-  text: string;
+  /** The body: its text, or its bytes in pieces (a resent body shares its start's pieces). */
+  text?: string;
+  pieces?: Uint8Array[];
+  /** Its length in units. */
+  length: number;
   value: Record<string, unknown>;
   outline: Outline;
   /** Its keys as `JSON.parse` reads them, in the order of `outline.keys`. */
@@ -147,12 +349,48 @@ function ownFields(body: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(body)) {
     const value = body[key];
     // structuredClone defines each key (a nested "__proto__" stays a field, not a prototype).
-    copy[key] = Array.isArray(value) ? value.slice() : structuredClone(value);
+    copy[key] = Array.isArray(value)
+      ? value.slice()
+      : typeof value === 'object' && value !== null
+        ? structuredClone(value)
+        : value;
   }
   return copy;
 }
 
 const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
+
+/**
+ * The key of a body's bucket: its kind and its first `count` units (bytes decoded: a character cut
+ * at the end, or bad bytes, decode alike every time, and the bucket only picks what to compare).
+ */
+function headOf(body: JsonBody, count: number): string {
+  return typeof body === 'string' ? `t${body.slice(0, count)}` : `b${UTF8.decode(body.subarray(0, count))}`;
+}
+
+/**
+ * The pieces of a body made of the first `count` bytes of `base` (views, not copies) and a copy of
+ * `rest`; joined into one when there would be too many.
+ */
+function piecesOf(base: readonly Uint8Array[], count: number, rest: Uint8Array): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let left = count;
+  for (const piece of base) {
+    if (left <= 0) break;
+    pieces.push(left >= piece.length ? piece : piece.subarray(0, left));
+    left -= piece.length;
+  }
+  pieces.push(alignedCopy(rest));
+  if (pieces.length <= MAX_PIECES) return pieces;
+  // The whole body, placed as the body it was read from lies.
+  const joined = alignedBytes(count + rest.length, (((rest.byteOffset - count) % 8) + 8) % 8);
+  let at = 0;
+  for (const piece of pieces) {
+    joined.set(piece, at);
+    at += piece.length;
+  }
+  return [joined];
+}
 
 /**
  * Recent JSON bodies, each with its parsed value and its outline (see the module comment); a text is
@@ -185,58 +423,75 @@ export class JsonTextMemo {
     this.#maxDepth = maxDepth;
   }
 
-  /** Texts remembered. */
+  /** Bodies remembered. */
   get size(): number {
     return this.#texts;
   }
 
-  /** Characters remembered. */
+  /** Units remembered (characters of texts, bytes of bytes). */
   get chars(): number {
     return this.#chars;
   }
 
   /**
-   * The value of `text` (as `JSON.parse` gives it), or why there is none: nesting deeper than the
-   * memo's `maxDepth` (where it first goes too deep), or text that is not JSON (`JSON.parse`'s error).
+   * The value of `body` (as `JSON.parse` gives it for the text, or for the bytes decoded as UTF-8), or
+   * why there is none: nesting deeper than the memo's `maxDepth` (where it first goes too deep, in
+   * the body's units), or a body that is not JSON (`JSON.parse`'s error).
    */
-  read(text: string): JsonTextRead {
-    // Any text from `minChars` on may be read from a remembered one; it is kept itself only when it
+  read(body: JsonBody): JsonTextRead {
+    // Any body from `minChars` on may be read from a remembered one; it is kept itself only when it
     // takes at most a quarter of what the memo holds.
-    const readable = text.length >= this.#minChars;
-    const kept = readable && text.length <= this.#maxChars / 4;
-    const head = text.slice(0, Math.min(HEAD, this.#minChars));
+    const readable = body.length >= this.#minChars;
+    const kept = readable && body.length <= this.#maxChars / 4;
+    const head = headOf(body, Math.min(HEAD, this.#minChars));
     const bucket = readable ? this.#buckets.get(head) : undefined;
-    const base = bucket && this.#longestShared(bucket, text);
+    const base = bucket && this.#longestShared(bucket, body);
     const made =
-      (base && this.#parseFrom(text, base.remembered, base.shared)) ?? this.#parseWhole(text, kept);
+      (base && this.#parseFrom(body, base.remembered, base.shared)) ?? this.#parseWhole(body, kept);
     if (made.kind !== 'value') return made;
     if (made.remember === undefined) return { kind: 'value', value: made.value, reused: made.reused };
-    // A text that goes on from the one it was read from takes its place; one that only opens alike
+    // A body that goes on from the one it was read from takes its place; one that only opens alike
     // (another conversation with the same start) is remembered beside it.
     const continued =
-      base && base.shared >= base.remembered.text.length * CLOSE_ENOUGH ? base.remembered : undefined;
+      base && base.shared >= base.remembered.length * CLOSE_ENOUGH ? base.remembered : undefined;
     if (kept) this.#remember(head, made.remember, continued);
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
 
-  /** The remembered text of `bucket` that shares the longest start with `text`. */
-  #longestShared(bucket: Remembered[], text: string): { remembered: Remembered; shared: number } | undefined {
+  /** The remembered body of `bucket` (all of `body`'s kind) that shares the longest start with `body`. */
+  #longestShared(
+    bucket: Remembered[],
+    body: JsonBody,
+  ): { remembered: Remembered; shared: number } | undefined {
     let best: { remembered: Remembered; shared: number } | undefined;
     for (let index = bucket.length - 1; index >= 0; index--) {
       const remembered = bucket[index] as Remembered;
-      const shared = commonPrefixLength(remembered.text, text);
+      const shared =
+        typeof body === 'string'
+          ? commonPrefixLength(remembered.text ?? '', body)
+          : commonBytePrefixLength(remembered.pieces ?? [], body);
       if (best === undefined || shared > best.shared) best = { remembered, shared };
       // The conversation's own previous body shares nearly all of it; others share their start.
-      if (shared >= text.length * CLOSE_ENOUGH) break;
+      if (shared >= body.length * CLOSE_ENOUGH) break;
     }
     return best;
   }
 
-  /** `text` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
-  #parseWhole(text: string, rememberable: boolean): Failure | Made {
-    // A text that will not be kept needs only the depth check, no outline.
-    const outline = rememberable ? emptyOutline() : undefined;
-    const excess = scanJsonText(text, this.#maxDepth, { at: 0, depth: 0, key: -1, item: 0 }, outline);
+  /** `body` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
+  #parseWhole(body: JsonBody, rememberable: boolean): Failure | Made {
+    // A body that will not be kept needs only the depth check, no outline.
+    let outline = rememberable ? emptyOutline() : undefined;
+    const start = { at: 0, depth: 0, key: -1, item: 0 };
+    let text: string;
+    let excess: JsonDepthExcess | undefined;
+    if (typeof body === 'string') {
+      text = body;
+      excess = scanJsonText(text, this.#maxDepth, start, outline);
+    } else {
+      const scanned = scanBytes(body, this.#maxDepth, start, outline);
+      ({ text, excess } = scanned);
+      if (!scanned.exact) outline = undefined;
+    }
     if (excess) return { kind: 'too_deep', excess };
     let value: unknown;
     try {
@@ -249,16 +504,22 @@ export class JsonTextMemo {
       return { kind: 'value', value, reused: 0 };
     for (const field of Object.values(value))
       if (Array.isArray(field)) for (const item of field) freezeItem(item);
-    return { kind: 'value', value, reused: 0, remember: { text, value, outline, names } };
+    const stored = typeof body === 'string' ? { text: body } : { pieces: piecesOf([], 0, body) };
+    return {
+      kind: 'value',
+      value,
+      reused: 0,
+      remember: { ...stored, length: body.length, value, outline, names },
+    };
   }
 
   /**
-   * `text` read from the end of the last item it shares with `base`: the rest scanned and parsed as
+   * `body` read from the end of the last item it shares with `base`: the rest scanned and parsed as
    * the tail of an object holding that item's array, the value put together from `base`'s keys before
    * it, the array's items up to it, and the tail. `undefined` when it cannot be (nothing shared, a key
-   * of the tail already seen, a tail that is not JSON): the caller then parses the text whole.
+   * of the tail already seen, a tail that is not JSON or not UTF-8): the caller then parses it whole.
    */
-  #parseFrom(text: string, base: Remembered, shared: number): Failure | Made | undefined {
+  #parseFrom(body: JsonBody, base: Remembered, shared: number): Failure | Made | undefined {
     const { outline } = base;
     const last = lastEndBefore(outline.ends, shared);
     if (last === -1) return undefined;
@@ -272,15 +533,25 @@ export class JsonTextMemo {
       endKey: outline.endKey.slice(0, last + 1),
       endItem: outline.endItem.slice(0, last + 1),
     };
-    const excess = scanJsonText(text, this.#maxDepth, { at: end + 1, depth: 2, key, item }, next);
-    if (excess) return { kind: 'too_deep', excess };
+    const from = { at: end + 1, depth: 2, key, item };
+    let rest: string;
+    if (typeof body === 'string') {
+      const excess = scanJsonText(body, this.#maxDepth, from, next);
+      if (excess) return { kind: 'too_deep', excess };
+      rest = body.slice(end + 1);
+    } else {
+      const scanned = scanBytes(body, this.#maxDepth, from, next);
+      if (scanned.excess) return { kind: 'too_deep', excess: scanned.excess };
+      if (!scanned.exact) return undefined;
+      rest = scanned.text;
+    }
     // The keys up to the array's are the remembered text's, read then.
     const names = namesOf(next.keys, base.names.slice(0, keysBefore));
     if (names === undefined) return undefined;
     const rawKey = outline.keys[key] as string;
     let tail: unknown;
     try {
-      tail = JSON.parse(`{${rawKey}:[0${text.slice(end + 1)}`);
+      tail = JSON.parse(`{${rawKey}:[0${rest}`);
     } catch {
       return undefined;
     }
@@ -302,7 +573,16 @@ export class JsonTextMemo {
       if (Array.isArray(field)) for (const each of field) freezeItem(each);
       value[name] = field;
     }
-    return { kind: 'value', value, reused: end + 1, remember: { text, value, outline: next, names } };
+    const stored =
+      typeof body === 'string'
+        ? { text: body }
+        : { pieces: piecesOf(base.pieces ?? [], end + 1, body.subarray(end + 1)) };
+    return {
+      kind: 'value',
+      value,
+      reused: end + 1,
+      remember: { ...stored, length: body.length, value, outline: next, names },
+    };
   }
 
   #remember(head: string, entry: Remembered, replaced: Remembered | undefined): void {
@@ -316,7 +596,7 @@ export class JsonTextMemo {
     } else bucket = [];
     bucket.push(entry);
     this.#buckets.set(head, bucket);
-    this.#chars += entry.text.length;
+    this.#chars += entry.length;
     this.#texts += 1;
     for (const [oldest, texts] of this.#buckets) {
       if (this.#chars <= this.#maxChars && this.#texts <= this.#maxTexts) break;
@@ -329,7 +609,7 @@ export class JsonTextMemo {
   #drop(bucket: Remembered[], at: number): void {
     const [gone] = bucket.splice(at, 1);
     if (gone === undefined) return;
-    this.#chars -= gone.text.length;
+    this.#chars -= gone.length;
     this.#texts -= 1;
   }
 
@@ -345,14 +625,15 @@ export class JsonTextMemo {
 const BODIES = new JsonTextMemo();
 
 /**
- * The value of a JSON text, read from where it parts from a recent body (see {@link JsonTextMemo}),
- * or why there is none: nesting deeper than {@link MAX_JSON_DEPTH}, or text that is not JSON. The
- * items of a remembered body's arrays are frozen: they are shared with the reads before and after.
+ * The value of a JSON body (its text, or its UTF-8 bytes), read from where it parts from a recent
+ * body (see {@link JsonTextMemo}), or why there is none: nesting deeper than {@link MAX_JSON_DEPTH},
+ * or a body that is not JSON. The items of a remembered body's arrays are frozen: they are shared
+ * with the reads before and after.
  *
  * @example
- * const read = readJsonText(await request.text());
- * if (read.kind === 'value') console.log(read.reused); // characters not parsed again
+ * const read = readJsonText(Buffer.concat(chunks));
+ * if (read.kind === 'value') console.log(read.reused); // bytes not parsed again
  */
-export function readJsonText(text: string): JsonTextRead {
-  return BODIES.read(text);
+export function readJsonText(body: JsonBody): JsonTextRead {
+  return BODIES.read(body);
 }

@@ -3,6 +3,7 @@ import { fromAnthropic, toAnthropic } from './anthropic-messages.js';
 import { detectFormat } from './detect-format.js';
 import { fromGemini, toGemini } from './gemini-generate-content.js';
 import type { GeminiGenerateContentBody } from './gemini-wire.js';
+import { isJsonBody } from './json-text-memo.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
 import { fromResponses, toResponses } from './openai-responses.js';
 import { requireChatRequest } from './require-input.js';
@@ -31,8 +32,9 @@ export function readRequest(
   // A Gemini body names no model (the URL does) and shares no field with the others: only on request.
   if (format === 'gemini')
     return fromGemini(body, options.model === undefined ? {} : { model: options.model });
-  const value =
-    typeof body === 'string' ? readObjectBody(body, 'the request', 'a "messages" array or an "input"') : body;
+  const value = isJsonBody(body)
+    ? readObjectBody(body, 'the request', 'a "messages" array or an "input"')
+    : body;
   const chosen = format ?? detectFormat(value);
   if (chosen === 'responses') return fromResponses(value);
   return chosen === 'anthropic' ? fromAnthropic(value) : fromOpenAIChat(value);

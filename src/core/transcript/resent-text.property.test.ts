@@ -33,13 +33,15 @@ const edit = fc.oneof(
   fc.record({ kind: fc.constant('invalid' as const), at: fc.nat() }),
 );
 
-describe('a conversation resent as text', () => {
+describe('a conversation resent as text or bytes', () => {
   it('converts, edit after edit, as its parsed value does, and is written back as it came', () => {
     fc.assert(
       fc.property(
         fc.array(message, { maxLength: 4 }),
         fc.array(edit, { minLength: 1, maxLength: 10 }),
-        (start, edits) => {
+        // The body as a server has it: its text, or its bytes (a Buffer, or plain bytes).
+        fc.constantFrom('text', 'buffer', 'plain'),
+        (start, edits, form) => {
           let messages: unknown[] = [SYSTEM, ...start];
           for (const step of edits) {
             if (step.kind === 'append') messages = [...messages, ...step.messages];
@@ -55,9 +57,11 @@ describe('a conversation resent as text', () => {
             const wire = JSON.stringify(body);
             // Now and then the same body comes as a parsed value, in between.
             if (step.kind === 'parsed') fromOpenAIChat(JSON.parse(wire));
-            const request = fromOpenAIChat(wire);
+            const bytes = Buffer.from(wire);
+            const sent = form === 'text' ? wire : form === 'buffer' ? bytes : new Uint8Array(bytes);
+            const request = fromOpenAIChat(sent);
             expect(request).toStrictEqual(fromOpenAIChat(JSON.parse(wire)));
-            expect(JSON.parse(JSON.stringify(toOpenAIChat(fromOpenAIChat(wire))))).toStrictEqual(body);
+            expect(JSON.parse(JSON.stringify(toOpenAIChat(fromOpenAIChat(sent))))).toStrictEqual(body);
             if (step.kind === 'invalid') {
               // A body with a message that is not one is refused, again when sent again, and what
               // was read before stays right.

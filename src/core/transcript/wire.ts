@@ -7,7 +7,7 @@ import {
   tooDeepMessage,
   valueDepthExceeds,
 } from './json-depth.js';
-import { readJsonText } from './json-text-memo.js';
+import { isJsonBody, readJsonText } from './json-text-memo.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
 /** Where a normalized message or tool was read from: the format and its wire object. */
@@ -77,7 +77,7 @@ export function readBody(
 }
 
 /**
- * Reads a request body (JSON text or a parsed value) that must be a JSON object; `needs` names what
+ * Reads a request body (JSON text, its UTF-8 bytes, or a parsed value) that must be a JSON object; `needs` names what
  * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first,
  * except inside the items of the array field `itemsOf`, which the caller checks as it reads them
  * (each at most `MAX_JSON_DEPTH - 2` levels: the body and the array are the first two).
@@ -89,7 +89,7 @@ export function readObjectBody(
   itemsOf?: string,
 ): Record<string, unknown> {
   let value = body;
-  if (typeof body === 'string') {
+  if (isJsonBody(body)) {
     const read = readJsonText(body);
     if (read.kind === 'too_deep')
       throw invalid(tooDeepMessage(what), { offset: read.excess.offset, maxDepth: read.excess.maxDepth });
