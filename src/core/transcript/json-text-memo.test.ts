@@ -129,6 +129,21 @@ describe('JsonTextMemo', () => {
     expect([memo.size, memo.chars]).toEqual([0, 0]);
   });
 
+  it('forgets a body a failed read took over: read again, it is what JSON.parse reads', () => {
+    for (let shift = 0; shift < 4; shift++) {
+      const memo = new JsonTextMemo({ maxDepth: 4 });
+      const messages = ['m'.repeat(10_000 + shift)];
+      // A body that ends with an array of numbers, and a resend that goes on from its messages (most
+      // of it) with short strings, whose ends fall where the numbers were, and then nests too deep.
+      const first = JSON.stringify({ messages, pad: Array(500).fill(1) });
+      memo.read(first);
+      const deeper = JSON.stringify({ messages: [...messages, ...Array(250).fill('a'), [[[[]]]]] });
+      expect(memo.read(deeper).kind).toBe('too_deep');
+      for (const text of [first, JSON.stringify({ messages: [...messages, 'b'], pad: [2] })])
+        expect(bodyOf(memo.read(text))).toStrictEqual(JSON.parse(text));
+    }
+  });
+
   it('lets a converter read a resent body text as it reads the parsed one', () => {
     const text = JSON.stringify(session(7));
     fromOpenAIChat(JSON.stringify(session(6)));

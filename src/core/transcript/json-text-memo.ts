@@ -446,14 +446,19 @@ export class JsonTextMemo {
     const head = headOf(body, Math.min(HEAD, this.#minChars));
     const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, body);
-    const made =
-      (base && this.#parseFrom(body, base.remembered, base.shared)) ?? this.#parseWhole(body, kept);
-    if (made.kind !== 'value') return made;
-    if (made.remember === undefined) return { kind: 'value', value: made.value, reused: made.reused };
-    // A body that goes on from the one it was read from takes its place; one that only opens alike
-    // (another conversation with the same start) is remembered beside it.
+    // A body that goes on from the one it was read from takes its place (and its outline and items
+    // array, extended in place rather than copied); one that only opens alike (another conversation
+    // with the same start) is remembered beside it.
     const continued =
-      base && base.shared >= base.remembered.length * CLOSE_ENOUGH ? base.remembered : undefined;
+      base && kept && base.shared >= base.remembered.length * CLOSE_ENOUGH ? base.remembered : undefined;
+    const made =
+      (base && this.#parseFrom(body, base.remembered, base.shared, continued !== undefined)) ??
+      this.#parseWhole(body, kept);
+    if (made.kind !== 'value' || made.remember === undefined) {
+      // What was taken over is no longer what that body holds.
+      if (continued) this.#forget(head, continued);
+      return made.kind === 'value' ? { kind: 'value', value: made.value, reused: made.reused } : made;
+    }
     if (kept) this.#remember(head, made.remember, continued);
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
@@ -518,8 +523,15 @@ export class JsonTextMemo {
    * the tail of an object holding that item's array, the value put together from `base`'s keys before
    * it, the array's items up to it, and the tail. `undefined` when it cannot be (nothing shared, a key
    * of the tail already seen, a tail that is not JSON or not UTF-8): the caller then parses it whole.
+   * With `takeOver` (the body replaces `base`), `base`'s outline and items array are cut back and
+   * extended in place: the caller forgets `base` if the body is not remembered in its place.
    */
-  #parseFrom(body: JsonBody, base: Remembered, shared: number): Failure | Made | undefined {
+  #parseFrom(
+    body: JsonBody,
+    base: Remembered,
+    shared: number,
+    takeOver: boolean,
+  ): Failure | Made | undefined {
     const { outline } = base;
     const last = lastEndBefore(outline.ends, shared);
     if (last === -1) return undefined;
@@ -527,11 +539,16 @@ export class JsonTextMemo {
     const key = outline.endKey[last] as number;
     const item = outline.endItem[last] as number;
     const keysBefore = key + 1;
+    const cut = <T>(list: T[], count: number): T[] => {
+      if (!takeOver) return list.slice(0, count);
+      list.length = count;
+      return list;
+    };
     const next: Outline = {
-      keys: outline.keys.slice(0, keysBefore),
-      ends: outline.ends.slice(0, last + 1),
-      endKey: outline.endKey.slice(0, last + 1),
-      endItem: outline.endItem.slice(0, last + 1),
+      keys: cut(outline.keys, keysBefore),
+      ends: cut(outline.ends, last + 1),
+      endKey: cut(outline.endKey, last + 1),
+      endItem: cut(outline.endItem, last + 1),
     };
     const from = { at: end + 1, depth: 2, key, item };
     let rest: string;
@@ -564,7 +581,7 @@ export class JsonTextMemo {
     const arrayName = names[key] as string;
     const kept = base.value[arrayName] as unknown[];
     const added = tail[arrayName] as unknown[];
-    const items = kept.slice(0, item + 1);
+    const items = cut(kept, item + 1);
     for (let index = 1; index < added.length; index++) items.push(freezeItem(added[index]));
     value[arrayName] = items;
     for (let index = keysBefore; index < names.length; index++) {
@@ -604,6 +621,15 @@ export class JsonTextMemo {
         this.#drop(texts, 0);
       if (texts.length === 0) this.#buckets.delete(oldest);
     }
+  }
+
+  /** Forgets one remembered body of the bucket `head`. */
+  #forget(head: string, entry: Remembered): void {
+    const bucket = this.#buckets.get(head);
+    const at = bucket ? bucket.indexOf(entry) : -1;
+    if (bucket === undefined || at === -1) return;
+    this.#drop(bucket, at);
+    if (bucket.length === 0) this.#buckets.delete(head);
   }
 
   #drop(bucket: Remembered[], at: number): void {
