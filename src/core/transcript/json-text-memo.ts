@@ -197,19 +197,26 @@ function validUtf8(text: string, bytes: Uint8Array): boolean {
   }
 }
 
+const ENCODER = new TextEncoder();
+/** Room for encoding one stretch of text between two offsets (grown as needed). */
+let scratch = new Uint8Array(16_384);
+
 /**
- * The byte offsets, in the UTF-8 encoding of `text`, of the code units at `positions` (ascending).
- * Exact for text decoded from valid UTF-8, where every code unit stands for its own bytes.
+ * The byte offsets, in the UTF-8 encoding of `text`, of the code units at `positions` (ascending,
+ * none inside a surrogate pair): each stretch between two is encoded natively into scratch room and
+ * its bytes counted. Exact for text decoded from valid UTF-8, where every code unit stands for its
+ * own bytes.
  */
 function byteOffsets(text: string, positions: readonly number[]): number[] {
   const offsets: number[] = [];
   let bytes = 0;
   let index = 0;
   for (const position of positions) {
-    for (; index < position; index++) {
-      const code = text.charCodeAt(index);
-      // A surrogate pair is 4 bytes: 2 for each half.
-      bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code < 0xe000) ? 2 : 3;
+    if (position > index) {
+      // At most three bytes per code unit (a surrogate pair is four bytes for two).
+      if (scratch.length < (position - index) * 3) scratch = new Uint8Array((position - index) * 3);
+      bytes += ENCODER.encodeInto(text.slice(index, position), scratch).written;
+      index = position;
     }
     offsets.push(bytes);
   }
