@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonTextDepthExcess } from './json-depth.js';
-import { JsonTextMemo } from './json-text-memo.js';
+import { type JsonDepthExcess, jsonTextDepthExcess } from './json-depth.js';
+import { JsonTextMemo, type JsonTextRead } from './json-text-memo.js';
 
 /** Strings full of what could fool a scanner: brackets, quotes, backslashes, separators. */
 const tricky = fc.string({
@@ -106,6 +106,34 @@ function textOf(value: Body, { indent, raw, cutAt }: { indent: number; raw: stri
   return text;
 }
 
+/**
+ * Holds a read to what `JSON.parse` says of `text`, or to the depth `excess` when there is one;
+ * whether the read took part of the body as read before.
+ */
+function expectAsParsed(
+  read: JsonTextRead,
+  text: string,
+  excess: JsonDepthExcess | undefined,
+  units: number,
+): boolean {
+  if (excess) {
+    expect(read).toEqual({ kind: 'too_deep', excess });
+    return false;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    expect(read.kind).toBe('not_json');
+    return false;
+  }
+  if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
+  expect(JSON.stringify(read.value)).toBe(JSON.stringify(parsed));
+  expect(read.value).toStrictEqual(parsed);
+  expect(read.reused).toBeLessThanOrEqual(units);
+  return read.reused > 0;
+}
+
 describe('JsonTextMemo', () => {
   it('reads every text as JSON.parse does (value, key order, depth refusals, errors), from wherever it parts', () => {
     let reusing = 0;
@@ -121,25 +149,14 @@ describe('JsonTextMemo', () => {
             current = applyEdit(current, step);
             const text = textOf(current, how);
             const read = memo.read(text);
-            const excess = jsonTextDepthExcess(text, maxDepth);
-            if (excess) {
-              expect(read).toEqual({ kind: 'too_deep', excess });
-              continue;
-            }
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              expect(read.kind).toBe('not_json');
-              continue;
-            }
-            if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
-            expect(JSON.stringify(read.value)).toBe(JSON.stringify(parsed));
-            expect(read.value).toStrictEqual(parsed);
-            expect(read.reused).toBeLessThanOrEqual(text.length);
-            if (read.reused > 0) reusing++;
+            if (expectAsParsed(read, text, jsonTextDepthExcess(text, maxDepth), text.length)) reusing++;
             // What a caller does to the body's own fields does not reach a later read.
-            if (typeof read.value === 'object' && read.value !== null && !Array.isArray(read.value)) {
+            if (
+              read.kind === 'value' &&
+              typeof read.value === 'object' &&
+              read.value !== null &&
+              !Array.isArray(read.value)
+            ) {
               const value = read.value as Record<string, unknown>;
               for (const name of Object.keys(value)) {
                 const field = value[name];
@@ -192,22 +209,7 @@ describe('JsonTextMemo', () => {
             const read = memo.read(kind === 'buffer' ? bytes : new Uint8Array(bytes));
             // The caller's bytes are its own: changing them after the read changes no later read.
             bytes.fill(0x20);
-            if (excess) {
-              expect(read).toEqual({ kind: 'too_deep', excess });
-              continue;
-            }
-            let parsed: unknown;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              expect(read.kind).toBe('not_json');
-              continue;
-            }
-            if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
-            expect(JSON.stringify(read.value)).toBe(JSON.stringify(parsed));
-            expect(read.value).toStrictEqual(parsed);
-            expect(read.reused).toBeLessThanOrEqual(bytes.length);
-            if (read.reused > 0) reusing++;
+            if (expectAsParsed(read, text, excess, bytes.length)) reusing++;
           }
           expect(memo.size).toBeLessThanOrEqual(4);
           expect(memo.chars).toBeLessThanOrEqual(4_000);
