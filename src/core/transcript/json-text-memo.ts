@@ -53,7 +53,7 @@ export interface JsonTextMemoOptions {
   maxTexts?: number;
   /** Bodies shorter than this (in units) are parsed whole and not remembered (default 4 Ki). */
   minChars?: number;
-  /** Levels a text may nest (default {@link MAX_JSON_DEPTH}). */
+  /** Levels a body may nest (default {@link MAX_JSON_DEPTH}). */
   maxDepth?: number;
 }
 
@@ -63,11 +63,11 @@ const HEAD = 256;
 const CHUNK = 16_384;
 /** Pieces a remembered body's bytes are kept in before they are joined into one. */
 const MAX_PIECES = 32;
-/** Remembered texts sharing one start, at most (one per conversation that began alike). */
+/** Remembered bodies sharing one start, at most (one per conversation that began alike). */
 const MAX_BUCKET = 16;
 /**
- * What tells a conversation's own previous body: a remembered text that shares this share of a new
- * one is taken without looking at the others, and a new text that shares this share of the one it
+ * What tells a conversation's own previous body: a remembered body that shares this share of a new
+ * one is taken without looking at the others, and a new body that shares this share of the one it
  * was read from takes its place (else it is remembered beside it).
  */
 const CLOSE_ENOUGH = 0.9;
@@ -301,7 +301,7 @@ interface Remembered {
 
 type Failure = Exclude<JsonTextRead, { kind: 'value' }>;
 
-/** A value read, with what to remember of it (nothing for a text that cannot be read from later). */
+/** A value read, with what to remember of it (nothing for a body that cannot be read from later). */
 interface Made {
   kind: 'value';
   value: unknown;
@@ -311,7 +311,7 @@ interface Made {
 
 /**
  * The keys' names (the first of them `known` already), or `undefined` when one is written twice or
- * is `__proto__` (then the text is parsed whole).
+ * is `__proto__` (then the body is parsed whole).
  */
 function namesOf(rawKeys: readonly string[], known: readonly string[] = []): string[] | undefined {
   const names = known.slice();
@@ -400,9 +400,10 @@ function piecesOf(base: readonly Uint8Array[], count: number, rest: Uint8Array):
 }
 
 /**
- * Recent JSON bodies, each with its parsed value and its outline (see the module comment); a text is
- * read from where it parts from the remembered text it shares the longest start with. Values handed
- * out share their objects with earlier ones: treat them as immutable, as Spillway treats messages.
+ * Recent JSON bodies, each with its parsed value and its outline (see the module comment); a body is
+ * read from where it parts from the remembered body of its kind (text or bytes) it shares the longest
+ * start with. Values handed out share their objects with earlier ones: treat them as immutable, as
+ * Spillway treats messages.
  *
  * @example
  * const memo = new JsonTextMemo();
