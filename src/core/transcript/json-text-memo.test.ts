@@ -198,6 +198,22 @@ describe('a body read from its bytes', () => {
     expect(memo.read(Buffer.from(text)).kind).toBe('value');
   });
 
+  it('keeps the bytes of conversations that open alike apart: one read from the other does not write into it', () => {
+    const memo = new JsonTextMemo();
+    const one = session(6, { user: 'one' });
+    const first = bytesOf(one);
+    memo.read(first);
+    // Another conversation with the same start (the first four turns), then its own turns.
+    const other = session(4, { user: 'two' });
+    (other.messages as unknown[]).push(...tool(90), ...tool(91));
+    const read = memo.read(bytesOf(other));
+    expect(read.kind === 'value' && read.reused).toBeGreaterThan(0);
+    expect(memo.size).toBe(2);
+    // The first conversation's bytes are still its own: sent again, all its messages are taken as read.
+    const again = memo.read(first);
+    expect(again.kind === 'value' && again.reused).toBe(first.lastIndexOf(']'.charCodeAt(0)));
+  });
+
   it('reads bytes that are not UTF-8 as their decoded text, remembering them only where offsets stay exact', () => {
     const memo = new JsonTextMemo({ minChars: 1 });
     const part = (bad: number[]) =>
@@ -216,7 +232,7 @@ describe('a body read from its bytes', () => {
     expect(read.kind === 'value' && read.reused).toBe(first.length - 2);
   });
 
-  it('reads a conversation resent a hundred times, its bytes kept in pieces joined now and then', () => {
+  it('reads a conversation resent a hundred times, its bytes kept with room for what each adds', () => {
     const memo = new JsonTextMemo();
     let reused = 0;
     for (let turns = 1; turns <= 100; turns++) {
@@ -238,35 +254,19 @@ describe('a body read from its bytes', () => {
 });
 
 describe('commonBytePrefixLength', () => {
-  it('finds where bytes part from bytes kept in pieces, at every distance, natively or a byte at a time', () => {
+  it('finds where bytes part from kept bytes, at every distance, natively or a byte at a time', () => {
     const bytes = Buffer.from('ab"\\é'.repeat(12_000));
-    const pieces = [bytes.subarray(0, 7), bytes.subarray(7, 20_000), new Uint8Array(bytes.subarray(20_000))];
-    for (const at of [
-      0,
-      1,
-      6,
-      7,
-      8,
-      15,
-      16,
-      17,
-      16_383,
-      16_384,
-      16_385,
-      19_999,
-      20_000,
-      40_000,
-      bytes.length - 1,
-    ]) {
+    const kept = new Uint8Array(bytes);
+    for (const at of [0, 1, 6, 7, 8, 15, 16, 17, 16_383, 16_384, 16_385, 40_000, bytes.length - 1]) {
       const other = Buffer.from(bytes);
       other[at] = 0x5a;
-      expect(commonBytePrefixLength(pieces, other)).toBe(at);
-      expect(commonBytePrefixLength(pieces, new Uint8Array(other))).toBe(at);
+      expect(commonBytePrefixLength(kept, other)).toBe(at);
+      expect(commonBytePrefixLength(kept, new Uint8Array(other))).toBe(at);
     }
-    expect(commonBytePrefixLength(pieces, bytes)).toBe(bytes.length);
-    expect(commonBytePrefixLength(pieces, bytes.subarray(0, 100))).toBe(100);
-    expect(commonBytePrefixLength(pieces, bytes.subarray(0, 20_003))).toBe(20_003);
-    expect(commonBytePrefixLength([], bytes)).toBe(0);
+    expect(commonBytePrefixLength(kept, bytes)).toBe(bytes.length);
+    expect(commonBytePrefixLength(kept, bytes.subarray(0, 100))).toBe(100);
+    expect(commonBytePrefixLength(kept.subarray(0, 20_003), bytes)).toBe(20_003);
+    expect(commonBytePrefixLength(new Uint8Array(), bytes)).toBe(0);
   });
 });
 
@@ -276,28 +276,33 @@ describe('commonBytePrefixLength without a native comparison', () => {
     // Bytes 8 to 15 read as the float -0, which equals 0 as a number.
     const negativeZero = new Uint8Array(64);
     negativeZero[15] = 0x80;
-    expect(commonBytePrefixLength([zeros], negativeZero)).toBe(15);
+    expect(commonBytePrefixLength(zeros, negativeZero)).toBe(15);
     // NaN is not equal to itself as a number; the same bits are the same bytes.
     const nan = new Uint8Array(new Float64Array([Number.NaN, 1, Number.NaN, 2]).buffer);
-    expect(commonBytePrefixLength([new Uint8Array(nan)], new Uint8Array(nan))).toBe(32);
+    expect(commonBytePrefixLength(new Uint8Array(nan), new Uint8Array(nan))).toBe(32);
     const other = new Uint8Array(nan);
     other[27] = 7;
-    expect(commonBytePrefixLength([new Uint8Array(nan)], other)).toBe(27);
+    expect(commonBytePrefixLength(new Uint8Array(nan), other)).toBe(27);
   });
 
-  it('finds where they part at every alignment of the body and the pieces', () => {
+  it('finds where they part at every alignment of the body and of the kept bytes', () => {
     const text = new TextEncoder().encode('{"a":"é😀\\\\"}'.repeat(200));
-    for (let offset = 0; offset < 9; offset++) {
-      const body = new Uint8Array(text.length + offset).subarray(offset);
-      body.set(text);
-      const pieces = [body.slice(0, 13), body.slice(13, 1_001), body.slice(1_001)];
-      for (const at of [0, 5, 12, 13, 14, 500, 1_000, 1_001, 1_002, text.length - 1]) {
-        const changed = new Uint8Array(body);
-        changed[at] = 0x5a;
-        expect(commonBytePrefixLength(pieces, changed)).toBe(at);
+    const placed = (offset: number) => {
+      const bytes = new Uint8Array(text.length + offset).subarray(offset);
+      bytes.set(text);
+      return bytes;
+    };
+    for (let offset = 0; offset < 9; offset++)
+      for (const keptAt of [0, 3, offset]) {
+        const body = placed(offset);
+        const kept = placed(keptAt);
+        for (const at of [0, 5, 12, 13, 14, 500, 1_000, 1_001, 1_002, text.length - 1]) {
+          const changed = new Uint8Array(body);
+          changed[at] = 0x5a;
+          expect(commonBytePrefixLength(kept, changed)).toBe(at);
+        }
+        expect(commonBytePrefixLength(kept, body)).toBe(text.length);
       }
-      expect(commonBytePrefixLength(pieces, body)).toBe(text.length);
-    }
   });
 });
 

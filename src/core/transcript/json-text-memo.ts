@@ -12,8 +12,9 @@
  * A body is JSON text or its UTF-8 bytes, as an HTTP server receives them. Bytes are compared as
  * bytes and only the part after the shared items is decoded, so a resent history is never decoded
  * again; a Node `Buffer` is compared with its own native `compare`, any other `Uint8Array` eight
- * bytes at a time. The bytes remembered are a copy (the caller may reuse its buffer), kept in pieces:
- * a resend adds a copy of its new part and shares the pieces before it. Offsets (how much was
+ * bytes at a time. The bytes remembered are a copy (the caller may reuse its buffer) with room after
+ * it: a resend that replaces the body it was read from writes only what it adds into that room.
+ * Offsets (how much was
  * reused, where a body nests too deep) count the body's own units: UTF-16 code units of a text,
  * bytes of bytes.
  */
@@ -61,8 +62,8 @@ export interface JsonTextMemoOptions {
 const HEAD = 256;
 /** Units compared at a time when looking for where two bodies part. */
 const CHUNK = 16_384;
-/** Pieces a remembered body's bytes are kept in before they are joined into one. */
-const MAX_PIECES = 32;
+/** Room kept after a remembered body's bytes for what later resends add, as a share of its length. */
+const ROOM = 0.25;
 /** Remembered bodies sharing one start, at most (one per conversation that began alike). */
 const MAX_BUCKET = 16;
 /**
@@ -114,8 +115,8 @@ function nativeCompare(bytes: Uint8Array): NativeCompare | undefined {
 /**
  * How many of `piece`'s first `count` bytes `bytes` repeats from `at` on, without a native
  * comparison: eight bytes at a time (one float of 64 bits) where both sides line up on eight, which
- * they do when the piece was copied keeping its place's alignment ({@link alignedCopy}) and the body
- * is where the last one was; a byte at a time elsewhere. Floats that compare equal with other bits
+ * they do when the kept bytes were placed as the body they were copied from lay ({@link keptBytes})
+ * and the body lies as that one did; a byte at a time elsewhere. Floats that compare equal with other bits
  * (zeros) or unequal with the same bits (NaN) are settled byte by byte.
  */
 function sharedBytesByWords(bytes: Uint8Array, at: number, piece: Uint8Array, count: number): number {
@@ -145,10 +146,15 @@ function sharedBytes(bytes: Uint8Array, at: number, piece: Uint8Array, count: nu
   const compare = nativeCompare(bytes);
   if (compare === undefined) return sharedBytesByWords(bytes, at, piece, count);
   const same = (from: number, to: number) => compare.call(bytes, piece, from, to, at + from, at + to) === 0;
-  // One native comparison when they agree (a resent history's pieces do), else halving to the byte.
-  if (same(0, count)) return count;
+  // A resend parts from the kept bytes near their end: all but the last stretch in one native
+  // comparison first, then halving to the byte (a comparison stops at the first difference).
   let low = 0;
   let high = count;
+  const most = count - Math.min(count, CHUNK);
+  if (most > 0) {
+    if (same(0, most)) low = most;
+    else high = most;
+  }
   while (high - low > 16) {
     const middle = (low + high) >>> 1;
     if (same(low, middle)) low = middle;
@@ -158,28 +164,9 @@ function sharedBytes(bytes: Uint8Array, at: number, piece: Uint8Array, count: nu
   return low;
 }
 
-/** New bytes starting `shift` bytes past a multiple of eight. */
-function alignedBytes(length: number, shift: number): Uint8Array {
-  return new Uint8Array(length + shift).subarray(shift);
-}
-
-/** A copy of `view` placed as it lies modulo eight bytes, so that the two line up for comparing. */
-function alignedCopy(view: Uint8Array): Uint8Array {
-  const copy = alignedBytes(view.length, view.byteOffset % 8);
-  copy.set(view);
-  return copy;
-}
-
-/** Where `bytes` first differs from the bytes kept in `pieces` (their length when it repeats them all). */
-export function commonBytePrefixLength(pieces: readonly Uint8Array[], bytes: Uint8Array): number {
-  let at = 0;
-  for (const piece of pieces) {
-    const count = Math.min(piece.length, bytes.length - at);
-    const shared = sharedBytes(bytes, at, piece, count);
-    at += shared;
-    if (shared < piece.length) break;
-  }
-  return at;
+/** Where `bytes` first differs from `kept` (the length of the shorter when one starts with the other). */
+export function commonBytePrefixLength(kept: Uint8Array, bytes: Uint8Array): number {
+  return sharedBytes(bytes, 0, kept, Math.min(kept.length, bytes.length));
 }
 
 /** UTF-8 as `Buffer.toString` reads it: a byte order mark kept (JSON has none), bad bytes replaced. */
@@ -288,9 +275,9 @@ function lastEndBefore(ends: readonly number[], below: number): number {
 }
 
 interface Remembered {
-  /** The body: its text, or its bytes in pieces (a resent body shares its start's pieces). */
+  /** The body: its text, or its bytes (the first `length` of `room`, the rest free for what is added). */
   text?: string;
-  pieces?: Uint8Array[];
+  room?: Uint8Array;
   /** Its length in units. */
   length: number;
   value: Record<string, unknown>;
@@ -306,7 +293,7 @@ interface Made {
   kind: 'value';
   value: unknown;
   reused: number;
-  remember?: Remembered;
+  remember?: Pick<Remembered, 'value' | 'outline' | 'names'>;
 }
 
 /**
@@ -367,6 +354,9 @@ function ownFields(body: Record<string, unknown>): Record<string, unknown> {
 
 const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
 
+/** Units a remembered body holds: its text, or its bytes with their room. */
+const held = (entry: Remembered): number => entry.room?.length ?? entry.length;
+
 /**
  * The key of a body's bucket: its kind and its first `count` units (bytes decoded: a character cut
  * at the end, or bad bytes, decode alike every time, and the bucket only picks what to compare).
@@ -376,27 +366,19 @@ function headOf(body: JsonBody, count: number): string {
 }
 
 /**
- * The pieces of a body made of the first `count` bytes of `base` (views, not copies) and a copy of
- * `rest`; joined into one when there would be too many.
+ * The bytes to remember of `body`: written into `room`, the bytes of the body it replaces, after the
+ * `reused` ones they share, when they fit (that body is forgotten); else a copy with room after it,
+ * placed as `body` lies modulo eight bytes so that the two line up for comparing.
  */
-function piecesOf(base: readonly Uint8Array[], count: number, rest: Uint8Array): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  let left = count;
-  for (const piece of base) {
-    if (left <= 0) break;
-    pieces.push(left >= piece.length ? piece : piece.subarray(0, left));
-    left -= piece.length;
+function keptBytes(body: Uint8Array, reused: number, room: Uint8Array | undefined): Uint8Array {
+  if (room !== undefined && reused > 0 && body.length <= room.length) {
+    room.set(body.subarray(reused), reused);
+    return room;
   }
-  pieces.push(alignedCopy(rest));
-  if (pieces.length <= MAX_PIECES) return pieces;
-  // The whole body, placed as the body it was read from lies.
-  const joined = alignedBytes(count + rest.length, (((rest.byteOffset - count) % 8) + 8) % 8);
-  let at = 0;
-  for (const piece of pieces) {
-    joined.set(piece, at);
-    at += piece.length;
-  }
-  return [joined];
+  const shift = body.byteOffset % 8;
+  const copy = new Uint8Array(shift + Math.ceil(body.length * (1 + ROOM))).subarray(shift);
+  copy.set(body);
+  return copy;
 }
 
 /**
@@ -467,7 +449,11 @@ export class JsonTextMemo {
       if (continued) this.#forget(head, continued);
       return made.kind === 'value' ? { kind: 'value', value: made.value, reused: made.reused } : made;
     }
-    if (kept) this.#remember(head, made.remember, continued);
+    if (kept) {
+      const stored =
+        typeof body === 'string' ? { text: body } : { room: keptBytes(body, made.reused, continued?.room) };
+      this.#remember(head, { ...made.remember, ...stored, length: body.length }, continued);
+    }
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
 
@@ -482,7 +468,7 @@ export class JsonTextMemo {
       const shared =
         typeof body === 'string'
           ? commonPrefixLength(remembered.text ?? '', body)
-          : commonBytePrefixLength(remembered.pieces ?? [], body);
+          : commonBytePrefixLength(remembered.room?.subarray(0, remembered.length) ?? new Uint8Array(), body);
       if (best === undefined || shared > best.shared) best = { remembered, shared };
       // The conversation's own previous body shares nearly all of it; others share their start.
       if (shared >= body.length * CLOSE_ENOUGH) break;
@@ -517,13 +503,7 @@ export class JsonTextMemo {
       return { kind: 'value', value, reused: 0 };
     for (const field of Object.values(value))
       if (Array.isArray(field)) for (const item of field) freezeItem(item);
-    const stored = typeof body === 'string' ? { text: body } : { pieces: piecesOf([], 0, body) };
-    return {
-      kind: 'value',
-      value,
-      reused: 0,
-      remember: { ...stored, length: body.length, value, outline, names },
-    };
+    return { kind: 'value', value, reused: 0, remember: { value, outline, names } };
   }
 
   /**
@@ -598,16 +578,7 @@ export class JsonTextMemo {
       if (Array.isArray(field)) for (const each of field) freezeItem(each);
       value[name] = field;
     }
-    const stored =
-      typeof body === 'string'
-        ? { text: body }
-        : { pieces: piecesOf(base.pieces ?? [], end + 1, body.subarray(end + 1)) };
-    return {
-      kind: 'value',
-      value,
-      reused: end + 1,
-      remember: { ...stored, length: body.length, value, outline: next, names },
-    };
+    return { kind: 'value', value, reused: end + 1, remember: { value, outline: next, names } };
   }
 
   #remember(head: string, entry: Remembered, replaced: Remembered | undefined): void {
@@ -621,7 +592,7 @@ export class JsonTextMemo {
     } else bucket = [];
     bucket.push(entry);
     this.#buckets.set(head, bucket);
-    this.#chars += entry.length;
+    this.#chars += held(entry);
     this.#texts += 1;
     for (const [oldest, texts] of this.#buckets) {
       if (this.#chars <= this.#maxChars && this.#texts <= this.#maxTexts) break;
@@ -643,7 +614,7 @@ export class JsonTextMemo {
   #drop(bucket: Remembered[], at: number): void {
     const [gone] = bucket.splice(at, 1);
     if (gone === undefined) return;
-    this.#chars -= gone.length;
+    this.#chars -= held(gone);
     this.#texts -= 1;
   }
 
