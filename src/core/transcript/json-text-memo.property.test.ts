@@ -187,6 +187,8 @@ describe('JsonTextMemo', () => {
             texting,
             fc.constantFrom('buffer', 'buffer', 'array'),
             fc.oneof({ arbitrary: fc.constant(null), weight: 6 }, { arbitrary: fc.nat(), weight: 1 }),
+            // Where plain bytes start in their buffer (the comparison goes eight bytes at a time).
+            fc.nat(7),
           ),
           { minLength: 1, maxLength: 8 },
         ),
@@ -194,7 +196,7 @@ describe('JsonTextMemo', () => {
         (start, steps, maxDepth) => {
           const memo = new JsonTextMemo({ minChars: 1, maxDepth, maxTexts: 4, maxChars: 4_000 });
           let current: Body = start;
-          for (const [step, how, kind, badAt] of steps) {
+          for (const [step, how, kind, badAt, offset] of steps) {
             current = applyEdit(current, step);
             let bytes = Buffer.from(textOf(current, how));
             // Now and then a byte that is not UTF-8, inside a string or not.
@@ -206,7 +208,9 @@ describe('JsonTextMemo', () => {
             // bytes (UTF-8 uses no byte below 0x80 inside a character); the value is their text's.
             const excess = jsonTextDepthExcess(bytes.toString('latin1'), maxDepth);
             const text = bytes.toString('utf8');
-            const read = memo.read(kind === 'buffer' ? bytes : new Uint8Array(bytes));
+            const plain = new Uint8Array(bytes.length + offset).subarray(offset);
+            plain.set(bytes);
+            const read = memo.read(kind === 'buffer' ? bytes : plain);
             // The caller's bytes are its own: changing them after the read changes no later read.
             bytes.fill(0x20);
             if (expectAsParsed(read, text, excess, bytes.length)) reusing++;

@@ -285,6 +285,20 @@ describe('commonBytePrefixLength without a native comparison', () => {
     expect(commonBytePrefixLength(new Uint8Array(nan), other)).toBe(27);
   });
 
+  it('compares stretches shorter than the way to the next multiple of eight', () => {
+    const at = (offset: number, bytes: number[]) => {
+      const placed = new Uint8Array(bytes.length + offset).subarray(offset);
+      placed.set(bytes);
+      return placed;
+    };
+    for (let offset = 0; offset < 8; offset++)
+      for (let length = 0; length < 10; length++) {
+        const bytes = Array.from({ length }, (_, index) => 97 + index);
+        expect(commonBytePrefixLength(at(offset, bytes), at(offset, bytes))).toBe(length);
+        expect(commonBytePrefixLength(at(offset, [...bytes, 1]), at(offset, bytes))).toBe(length);
+      }
+  });
+
   it('finds where they part at every alignment of the body and of the kept bytes', () => {
     const text = new TextEncoder().encode('{"a":"é😀\\\\"}'.repeat(200));
     const placed = (offset: number) => {

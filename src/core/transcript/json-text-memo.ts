@@ -125,8 +125,9 @@ function sharedBytesByWords(bytes: Uint8Array, at: number, piece: Uint8Array, co
   if (shift === piece.byteOffset % 8) {
     const lead = Math.min(count, (8 - shift) % 8);
     while (low < lead && bytes[at + low] === piece[low]) low++;
-    if (low === lead) {
-      const words = (count - lead) >>> 3;
+    const words = (count - lead) >>> 3;
+    // Views start on eight only past a full lead (a short stretch has no words to compare).
+    if (low === lead && words > 0) {
       const left = new Float64Array(bytes.buffer, bytes.byteOffset + at + lead, words);
       const right = new Float64Array(piece.buffer, piece.byteOffset + lead, words);
       let word = 0;
