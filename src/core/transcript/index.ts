@@ -18,7 +18,7 @@ export {
   tooDeepMessage,
   valueDepthExceeds,
 } from './json-depth.js';
-export { type JsonBody, type JsonTextRead, readJsonText } from './json-text-memo.js';
+export { type JsonTextRead, readJsonText } from './json-text-memo.js';
 export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.js';
 export { fromResponses, toResponses } from './openai-responses.js';
 export { readRequest, writeRequest } from './read-request.js';

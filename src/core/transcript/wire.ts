@@ -77,10 +77,10 @@ export function readBody(
 }
 
 /**
- * Reads a request body (JSON text, its UTF-8 bytes, or a parsed value) that must be a JSON object; `needs` names what
- * the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is refused first,
- * except inside the items of the array field `itemsOf`, which the caller checks as it reads them
- * (each at most `MAX_JSON_DEPTH - 2` levels: the body and the array are the first two).
+ * Reads a request body (JSON text, its UTF-8 bytes, or a parsed value) that must be a JSON object;
+ * `needs` names what the object must hold, for the message. Nesting deeper than `MAX_JSON_DEPTH` is
+ * refused first, except inside the items of the array field `itemsOf`, which the caller checks as it
+ * reads them (each at most `MAX_JSON_DEPTH - 2` levels: the body and the array are the first two).
  */
 export function readObjectBody(
   body: unknown,
