@@ -14,9 +14,8 @@
  * again; a Node `Buffer` is compared with its own native `compare`, any other `Uint8Array` eight
  * bytes at a time. The bytes remembered are a copy (the caller may reuse its buffer) with room after
  * it: a resend that replaces the body it was read from writes only what it adds into that room.
- * Offsets (how much was
- * reused, where a body nests too deep) count the body's own units: UTF-16 code units of a text,
- * bytes of bytes.
+ * Offsets (how much was reused, where a body nests too deep) count the body's own units: UTF-16 code
+ * units of a text, bytes of bytes.
  */
 import {
   isRecord,
@@ -73,27 +72,40 @@ const MAX_BUCKET = 16;
  */
 const CLOSE_ENOUGH = 0.9;
 
-/** Where two texts first differ (the length of the shorter when one starts with the other). */
-export function commonPrefixLength(left: string, right: string): number {
-  const limit = Math.min(left.length, right.length);
+/**
+ * Where two runs of `count` units first differ (`count` when they do not), found with `same(from,
+ * to)`, a native comparison of a stretch, which stops at the first difference: all but the last
+ * stretch of {@link CHUNK} at once (a resend parts from what is kept near its end), then halving,
+ * and the last few units one by one with `sameAt`.
+ */
+function firstDifference(
+  count: number,
+  same: (from: number, to: number) => boolean,
+  sameAt: (index: number) => boolean,
+): number {
   let low = 0;
-  let high = limit;
-  // Chunk by chunk (each a native comparison), then halving inside the chunk that differs.
-  while (low < limit) {
-    const end = Math.min(limit, low + CHUNK);
-    if (left.slice(low, end) !== right.slice(low, end)) {
-      high = end;
-      break;
-    }
-    low = end;
+  let high = count;
+  const most = count - Math.min(count, CHUNK);
+  if (most > 0) {
+    if (same(0, most)) low = most;
+    else high = most;
   }
   while (high - low > 16) {
     const middle = (low + high) >>> 1;
-    if (left.slice(low, middle) === right.slice(low, middle)) low = middle;
+    if (same(low, middle)) low = middle;
     else high = middle;
   }
-  while (low < high && left.charCodeAt(low) === right.charCodeAt(low)) low++;
+  while (low < high && sameAt(low)) low++;
   return low;
+}
+
+/** Where two texts first differ (the length of the shorter when one starts with the other). */
+export function commonPrefixLength(left: string, right: string): number {
+  return firstDifference(
+    Math.min(left.length, right.length),
+    (from, to) => left.slice(from, to) === right.slice(from, to),
+    (index) => left.charCodeAt(index) === right.charCodeAt(index),
+  );
 }
 
 /** A Node `Buffer`'s own comparison: `source[sourceStart, sourceEnd)` against `target[targetStart, targetEnd)`. */
@@ -113,23 +125,23 @@ function nativeCompare(bytes: Uint8Array): NativeCompare | undefined {
 }
 
 /**
- * How many of `piece`'s first `count` bytes `bytes` repeats from `at` on, without a native
- * comparison: eight bytes at a time (one float of 64 bits) where both sides line up on eight, which
- * they do when the kept bytes were placed as the body they were copied from lay ({@link keptBytes})
- * and the body lies as that one did; a byte at a time elsewhere. Floats that compare equal with other bits
- * (zeros) or unequal with the same bits (NaN) are settled byte by byte.
+ * How many of their first `count` bytes `bytes` and `kept` share, without a native comparison: eight
+ * bytes at a time (one float of 64 bits) where both line up on eight, which they do when `kept` was
+ * placed as the body it was copied from lay ({@link keptBytes}) and `bytes` lie as that one did; a
+ * byte at a time elsewhere. Floats that compare equal with other bits (zeros) or unequal with the
+ * same bits (NaN) are settled byte by byte.
  */
-function sharedBytesByWords(bytes: Uint8Array, at: number, piece: Uint8Array, count: number): number {
+function sharedBytesByWords(bytes: Uint8Array, kept: Uint8Array, count: number): number {
   let low = 0;
-  const shift = (bytes.byteOffset + at) % 8;
-  if (shift === piece.byteOffset % 8) {
+  const shift = bytes.byteOffset % 8;
+  if (shift === kept.byteOffset % 8) {
     const lead = Math.min(count, (8 - shift) % 8);
-    while (low < lead && bytes[at + low] === piece[low]) low++;
+    while (low < lead && bytes[low] === kept[low]) low++;
     const words = (count - lead) >>> 3;
     // Views start on eight only past a full lead (a short stretch has no words to compare).
     if (low === lead && words > 0) {
-      const left = new Float64Array(bytes.buffer, bytes.byteOffset + at + lead, words);
-      const right = new Float64Array(piece.buffer, piece.byteOffset + lead, words);
+      const left = new Float64Array(bytes.buffer, bytes.byteOffset + lead, words);
+      const right = new Float64Array(kept.buffer, kept.byteOffset + lead, words);
       let word = 0;
       for (; word < words; word++) {
         const value = left[word] as number;
@@ -138,36 +150,20 @@ function sharedBytesByWords(bytes: Uint8Array, at: number, piece: Uint8Array, co
       low = lead + word * 8;
     }
   }
-  while (low < count && bytes[at + low] === piece[low]) low++;
-  return low;
-}
-
-/** How many of `piece`'s first `count` bytes `bytes` repeats from `at` on. */
-function sharedBytes(bytes: Uint8Array, at: number, piece: Uint8Array, count: number): number {
-  const compare = nativeCompare(bytes);
-  if (compare === undefined) return sharedBytesByWords(bytes, at, piece, count);
-  const same = (from: number, to: number) => compare.call(bytes, piece, from, to, at + from, at + to) === 0;
-  // A resend parts from the kept bytes near their end: all but the last stretch in one native
-  // comparison first, then halving to the byte (a comparison stops at the first difference).
-  let low = 0;
-  let high = count;
-  const most = count - Math.min(count, CHUNK);
-  if (most > 0) {
-    if (same(0, most)) low = most;
-    else high = most;
-  }
-  while (high - low > 16) {
-    const middle = (low + high) >>> 1;
-    if (same(low, middle)) low = middle;
-    else high = middle;
-  }
-  while (low < high && bytes[at + low] === piece[low]) low++;
+  while (low < count && bytes[low] === kept[low]) low++;
   return low;
 }
 
 /** Where `bytes` first differs from `kept` (the length of the shorter when one starts with the other). */
 export function commonBytePrefixLength(kept: Uint8Array, bytes: Uint8Array): number {
-  return sharedBytes(bytes, 0, kept, Math.min(kept.length, bytes.length));
+  const count = Math.min(kept.length, bytes.length);
+  const compare = nativeCompare(bytes);
+  if (compare === undefined) return sharedBytesByWords(bytes, kept, count);
+  return firstDifference(
+    count,
+    (from, to) => compare.call(bytes, kept, from, to, from, to) === 0,
+    (index) => bytes[index] === kept[index],
+  );
 }
 
 /** UTF-8 as `Buffer.toString` reads it: a byte order mark kept (JSON has none), bad bytes replaced. */
@@ -225,6 +221,17 @@ interface Scanned {
   excess?: JsonDepthExcess;
   /** False when the outline's offsets could not be made exact (bytes that are not UTF-8). */
   exact: boolean;
+}
+
+/**
+ * Scans `body` from `from.at` for nesting deeper than `maxDepth`, adding to `outline`: a text as
+ * {@link scanJsonText} does, bytes with {@link scanBytes}. Gives the text from `from.at` on, for the
+ * parse.
+ */
+function scanBody(body: JsonBody, maxDepth: number, from: ScanFrom, outline?: Outline): Scanned {
+  if (typeof body !== 'string') return scanBytes(body, maxDepth, from, outline);
+  const excess = scanJsonText(body, maxDepth, from, outline);
+  return { text: from.at === 0 ? body : body.slice(from.at), ...(excess ? { excess } : {}), exact: true };
 }
 
 /**
@@ -327,7 +334,7 @@ function freezeDeep(value: object): void {
 }
 
 /**
- * Whether `value` is an item of a body read from text by a {@link JsonTextMemo}: frozen with all it
+ * Whether `value` is an item of a body read by a {@link JsonTextMemo}: frozen with all it
  * holds, so the same object always has the same content.
  */
 export function isSharedItem(value: unknown): boolean {
@@ -480,19 +487,12 @@ export class JsonTextMemo {
   /** `body` parsed and scanned whole; remembered (`remember` set) when it is an object with distinct keys. */
   #parseWhole(body: JsonBody, rememberable: boolean): Failure | Made {
     // A body that will not be kept needs only the depth check, no outline.
-    let outline = rememberable ? emptyOutline() : undefined;
+    const scanned = rememberable ? emptyOutline() : undefined;
     const start = { at: 0, depth: 0, key: -1, item: 0 };
-    let text: string;
-    let excess: JsonDepthExcess | undefined;
-    if (typeof body === 'string') {
-      text = body;
-      excess = scanJsonText(text, this.#maxDepth, start, outline);
-    } else {
-      const scanned = scanBytes(body, this.#maxDepth, start, outline);
-      ({ text, excess } = scanned);
-      if (!scanned.exact) outline = undefined;
-    }
+    const { text, excess, exact } = scanBody(body, this.#maxDepth, start, scanned);
     if (excess) return { kind: 'too_deep', excess };
+    // Bytes that are not UTF-8 give no outline to read from later.
+    const outline = exact ? scanned : undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -539,18 +539,13 @@ export class JsonTextMemo {
       endKey: cut(outline.endKey, last + 1),
       endItem: cut(outline.endItem, last + 1),
     };
-    const from = { at: end + 1, depth: 2, key, item };
-    let rest: string;
-    if (typeof body === 'string') {
-      const excess = scanJsonText(body, this.#maxDepth, from, next);
-      if (excess) return { kind: 'too_deep', excess };
-      rest = body.slice(end + 1);
-    } else {
-      const scanned = scanBytes(body, this.#maxDepth, from, next);
-      if (scanned.excess) return { kind: 'too_deep', excess: scanned.excess };
-      if (!scanned.exact) return undefined;
-      rest = scanned.text;
-    }
+    const {
+      text: rest,
+      excess,
+      exact,
+    } = scanBody(body, this.#maxDepth, { at: end + 1, depth: 2, key, item }, next);
+    if (excess) return { kind: 'too_deep', excess };
+    if (!exact) return undefined;
     // The keys up to the array's are the remembered text's, read then.
     const names = namesOf(next.keys, base.names.slice(0, keysBefore));
     if (names === undefined) return undefined;
@@ -619,7 +614,7 @@ export class JsonTextMemo {
     this.#texts -= 1;
   }
 
-  /** Forgets every text. */
+  /** Forgets every body. */
   clear(): void {
     this.#buckets.clear();
     this.#chars = 0;
