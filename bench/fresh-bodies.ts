@@ -225,50 +225,51 @@ export async function benchFreshBodies({
     }
     perRound.push(runs);
   }
+  /** A path's figure at a checkpoint (what `of` takes of its run there), the median over rounds. */
+  const medianAt = (path: Path, checkpoint: number, of: (run: Run) => number[] = (run) => run.costs) =>
+    round(median(perRound.map((runs) => at(of(runs[path]), checkpoint))), 3);
+  /** A path's per-send cost over the same objects' at a checkpoint, per round, the median. */
+  const ratioAt = (path: Path, checkpoint: number) =>
+    round(
+      median(perRound.map((runs) => at(runs[path].costs, checkpoint) / at(runs.same.costs, checkpoint))),
+      2,
+    );
   const points = checkpoints.map((checkpoint) => ({
     turns: checkpoint,
     messages: 2 + 2 * checkpoint,
-    bytesMs: round(median(perRound.map(({ bytes }) => at(bytes.costs, checkpoint))), 3),
-    textMs: round(median(perRound.map(({ text }) => at(text.costs, checkpoint))), 3),
-    freshMs: round(median(perRound.map(({ fresh }) => at(fresh.costs, checkpoint))), 3),
-    sameMs: round(median(perRound.map(({ same }) => at(same.costs, checkpoint))), 3),
-    decodeMs: round(median(perRound.map(({ text }) => at(text.decodes, checkpoint))), 3),
-    parseMs: round(median(perRound.map(({ fresh }) => at(fresh.parses, checkpoint))), 3),
-    bytesRatio: round(
-      median(perRound.map(({ bytes, same }) => at(bytes.costs, checkpoint) / at(same.costs, checkpoint))),
-      2,
-    ),
-    textRatio: round(
-      median(perRound.map(({ text, same }) => at(text.costs, checkpoint) / at(same.costs, checkpoint))),
-      2,
-    ),
-    ratio: round(
-      median(perRound.map(({ fresh, same }) => at(fresh.costs, checkpoint) / at(same.costs, checkpoint))),
-      2,
-    ),
+    bytesMs: medianAt('bytes', checkpoint),
+    textMs: medianAt('text', checkpoint),
+    freshMs: medianAt('fresh', checkpoint),
+    sameMs: medianAt('same', checkpoint),
+    decodeMs: medianAt('text', checkpoint, (run) => run.decodes),
+    parseMs: medianAt('fresh', checkpoint, (run) => run.parses),
+    bytesRatio: ratioAt('bytes', checkpoint),
+    textRatio: ratioAt('text', checkpoint),
+    ratio: ratioAt('fresh', checkpoint),
   }));
-  const growth = (pick: (entry: Record<Path, Run>) => Run) => {
+  const growth = (path: Path) => {
     const [before, last] = checkpoints.slice(-2);
     if (before === undefined || last === undefined) return 1;
     return round(
-      median(perRound.map((entry) => at(pick(entry).costs, last) / at(pick(entry).costs, before))),
+      median(perRound.map((runs) => at(runs[path].costs, last) / at(runs[path].costs, before))),
       2,
     );
   };
+  const totalSeconds = (path: Path) => round(median(perRound.map((runs) => runs[path].total)) / 1_000, 2);
   return {
     command: 'npm run bench -- fresh-bodies',
     clock: 'process CPU time',
     rounds,
     window: WINDOW,
     points,
-    totalBytesSeconds: round(median(perRound.map(({ bytes }) => bytes.total)) / 1_000, 2),
-    totalTextSeconds: round(median(perRound.map(({ text }) => text.total)) / 1_000, 2),
-    totalFreshSeconds: round(median(perRound.map(({ fresh }) => fresh.total)) / 1_000, 2),
-    totalSameSeconds: round(median(perRound.map(({ same }) => same.total)) / 1_000, 2),
-    growthBytes: growth((entry) => entry.bytes),
-    growthText: growth((entry) => entry.text),
-    growthFresh: growth((entry) => entry.fresh),
-    growthSame: growth((entry) => entry.same),
+    totalBytesSeconds: totalSeconds('bytes'),
+    totalTextSeconds: totalSeconds('text'),
+    totalFreshSeconds: totalSeconds('fresh'),
+    totalSameSeconds: totalSeconds('same'),
+    growthBytes: growth('bytes'),
+    growthText: growth('text'),
+    growthFresh: growth('fresh'),
+    growthSame: growth('same'),
   };
 }
 
