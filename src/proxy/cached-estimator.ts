@@ -5,8 +5,8 @@
  * same tool results and messages come back on every turn of a conversation, though, and counting a
  * text is the bulk of fitting it. The counts are the estimator's own, so fitting is unchanged.
  */
-import { createHash } from 'node:crypto';
 import { createEstimator, type TokenCounter, type TokenizerFamily } from '../core/index.js';
+import { sha256 } from './sha256.js';
 
 /** Texts shorter than this are counted again rather than remembered. */
 export const MIN_CACHED_CHARS = 64;
@@ -56,7 +56,7 @@ function evict(): void {
 
 function keyOf(text: string): string {
   if (text.length <= DIGEST_KEY_CHARS) return text;
-  return `${text.length}#${createHash('sha256').update(text).digest('base64')}`;
+  return `${text.length}#${sha256(text, 'base64')}`;
 }
 
 /**

@@ -5,11 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ListMemo, type Message, splitTurns } from '../core/index.js';
+import { sha256 } from './sha256.js';
 
-/** SHA-256 of a text, as hex: the proxy's hash for remembered prefixes. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+export { sha256 } from './sha256.js';
 
 /** Heads hashed before: a client resends the same head, read into the same message objects. */
 const HASHED = new ListMemo<string>();

@@ -6,7 +6,6 @@
  * a hash of its head) the sticky parts of fitting. A store failure never fails a request: the read
  * gives nothing, the write is dropped, `onError` is told.
  */
-import { createHash } from 'node:crypto';
 import { type Calibration, parseCalibration } from '../core/index.js';
 import { modelNameProblem } from '../models/index.js';
 import {
@@ -20,6 +19,7 @@ import {
   type SharedLimits,
 } from './learned-limits-record.js';
 import type { ProxyStore, ProxyStoreEntry } from './proxy-store.js';
+import { sha256 } from './sha256.js';
 
 /**
  * Every key starts with this, so a shared Redis can hold other data too. `v2`: keys carry the
@@ -36,7 +36,7 @@ export const CALIBRATION_TTL_SECONDS = 7 * 24 * 3_600;
 
 /** The scope of an upstream in the store's keys: the first 16 hex digits of a SHA-256 of its root. */
 export function upstreamScope(upstreamRoot: string): string {
-  return createHash('sha256').update(upstreamRoot).digest('hex').slice(0, 16);
+  return sha256(upstreamRoot).slice(0, 16);
 }
 
 export type { LearnedModelLimits } from './learned-limits-record.js';

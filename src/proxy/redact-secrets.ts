@@ -3,8 +3,8 @@
  * Credentials never leave the proxy except in the request they came with: every text the proxy logs
  * or answers with is scrubbed of the values of the client's credential headers.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { sha256 } from './sha256.js';
 
 /** Headers whose values are credentials. */
 export const CREDENTIAL_HEADERS: readonly string[] = [
@@ -66,14 +66,12 @@ const IDENTITY_HEADERS: readonly string[] = ['authorization', 'x-api-key', 'api-
  * credentialIdentity({ authorization: 'Bearer sk-a' }) !== credentialIdentity({ authorization: 'Bearer sk-b' }); // true
  */
 export function credentialIdentity(headers: IncomingHttpHeaders): string | undefined {
-  const hash = createHash('sha256');
-  let found = false;
+  let material = '';
   for (const name of IDENTITY_HEADERS) {
     const raw = headers[name];
     const value = Array.isArray(raw) ? raw.join('\n') : raw;
     if (value === undefined || value.trim() === '') continue;
-    hash.update(`${name}:${value.trim()}\n`);
-    found = true;
+    material += `${name}:${value.trim()}\n`;
   }
-  return found ? hash.digest('hex') : undefined;
+  return material === '' ? undefined : sha256(material);
 }

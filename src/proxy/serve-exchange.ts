@@ -213,14 +213,19 @@ export function exchangeListener(
       const status = finished ? response.statusCode : CLIENT_CLOSED_STATUS;
       runtime.metrics.requests.add({ route, status: String(status) });
     });
+    let secrets: string[] | undefined;
     const exchange: Exchange = {
       request,
       response,
       path: url === undefined ? '/' : `${url.pathname}${url.search}`,
       started,
       upstreamMs: 0,
-      // Gemini's API key may come as `?key=`: scrubbed like a credential header.
-      secrets: [...secretsOf(request.headers), ...(url?.searchParams.getAll('key') ?? [])],
+      // Gathered when a text is first scrubbed (most requests never need them). Gemini's API key may
+      // come as `?key=`: scrubbed like a credential header.
+      get secrets() {
+        secrets ??= [...secretsOf(request.headers), ...(url?.searchParams.getAll('key') ?? [])];
+        return secrets;
+      },
       credential: credentialIdentity(request.headers),
       signal: controller.signal,
       format: FITTED_ROUTES[route] ?? 'openai',

@@ -72,14 +72,14 @@ export async function upstreamCounters({
   const { exactCounterFor } = await tokenizers();
   const exact = await exactCounterFor(model);
   const server = limits.server;
-  const counter =
-    server !== undefined && (COUNTING_SERVERS as Set<string>).has(server)
-      ? serverCounter(runtime, exchange, server as 'vllm' | 'llamacpp')
-      : undefined;
-  return {
-    ...(exact?.exact ? { exact } : {}),
-    ...(counter ? { measure: (request, options) => counter.count(request, options) } : {}),
+  const counts = server !== undefined && (COUNTING_SERVERS as Set<string>).has(server);
+  // Made when first asked: most requests are placed by the estimate alone.
+  let counter: ServerCounter | undefined;
+  const measure: MeasureRequest = (request, options) => {
+    counter ??= serverCounter(runtime, exchange, server as 'vllm' | 'llamacpp');
+    return counter.count(request, options);
   };
+  return { ...(exact?.exact ? { exact } : {}), ...(counts ? { measure } : {}) };
 }
 
 /** Detected counting endpoints, by upstream (the runtime) and model: detection probes once. */

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyCalibration,
+  type Calibration,
+  type CalibrationSample,
   CALIBRATION_WINDOW,
   calibratedLowerBound,
   calibrationsAgree,
@@ -12,6 +14,7 @@ import {
   raiseCalibration,
   scalarFactor,
 } from './calibration.js';
+import type { TokenizerCheck } from './tokenizer-check.js';
 
 describe('calibration', () => {
   it('starts at the raw estimate, with the over-count ceiling as its lower bound', () => {
@@ -135,5 +138,67 @@ describe('calibration', () => {
     const three = [1, 2, 3].reduce((c) => observeCalibration(c, { reported: 600, raw }), createCalibration());
     const four = observeCalibration(three, { reported: 600, raw });
     expect(calibrationsAgree(four, three)).toBe(false);
+  });
+
+  it('agrees exactly when the factors, the window’s reports, the tokenizer check and the thresholds read do', () => {
+    // The reference: every figure the comparison reads, serialized.
+    const key = (calibration: Calibration) =>
+      JSON.stringify([
+        calibration.text,
+        calibration.overhead,
+        calibration.textLow,
+        calibration.overheadLow,
+        calibration.samples.map((sample) => [sample.text, sample.overhead, sample.reported]),
+        calibration.tokenizer ?? null,
+        Math.min(calibration.observations, 4),
+      ]);
+    const report = fc.record({ reported: fc.integer({ min: 550, max: 620 }), text: fc.constantFrom(800, 900) });
+    const tokenizer = fc.option(
+      fc.record({
+        status: fc.constantFrom('unverified' as const, 'verified' as const),
+        reports: fc.integer({ min: 0, max: 3 }),
+        worst: fc.constantFrom(0, 0.01),
+      }),
+      { nil: undefined },
+    );
+    const calibrationOf = (reports: Array<{ reported: number; text: number }>, check?: TokenizerCheck) => {
+      const observed = reports.reduce(
+        (calibration, { reported, text }) =>
+          observeCalibration(calibration, { reported, raw: { text, overhead: 1_000 - text } }),
+        createCalibration(),
+      );
+      return check === undefined ? observed : { ...observed, tokenizer: check };
+    };
+    fc.assert(
+      fc.property(
+        fc.array(report, { maxLength: 20 }),
+        fc.array(report, { maxLength: 3 }),
+        fc.boolean(),
+        tokenizer,
+        tokenizer,
+        (shared, own, same, firstCheck, secondCheck) => {
+          const a = calibrationOf(shared, firstCheck);
+          const b = calibrationOf(same ? shared : [...shared, ...own], same ? firstCheck : secondCheck);
+          expect(calibrationsAgree(a, b)).toBe(key(a) === key(b));
+        },
+      ),
+    );
+  });
+
+  it('checks a calibration once: parsed again, the checked one is itself, frozen; what was given is left as it was', () => {
+    const raw = { text: 800, overhead: 200 };
+    const stored = JSON.parse(
+      JSON.stringify(observeCalibration(createCalibration(), { reported: 600, raw })),
+    ) as Calibration;
+    const checked = parseCalibration(stored) as Calibration;
+    expect(parseCalibration(checked)).toBe(checked);
+    expect(Object.isFrozen(checked) && Object.isFrozen(checked.samples[0])).toBe(true);
+    expect(() => {
+      (checked.samples as CalibrationSample[]).push({ text: 1, overhead: 1, reported: 1 });
+    }).toThrow(TypeError);
+    expect(Object.isFrozen(stored) || Object.isFrozen(stored.samples[0])).toBe(false);
+    // A plain object with the same figures is checked again, and a bad one still refused.
+    expect(parseCalibration({ ...checked })).not.toBe(checked);
+    expect(parseCalibration({ ...checked, observations: -1 })).toBeUndefined();
   });
 });

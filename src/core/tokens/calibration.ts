@@ -250,6 +250,7 @@ function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, '
  */
 export function parseCalibration(value: unknown): Calibration | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
+  if (CHECKED.has(value)) return value as Calibration;
   const candidate = value as Partial<Calibration>;
   const samples = candidate.samples;
   if (
@@ -272,9 +273,38 @@ export function parseCalibration(value: unknown): Calibration | undefined {
     return undefined;
   const tokenizer =
     candidate.tokenizer === undefined ? {} : { tokenizer: parseTokenizerCheck(candidate.tokenizer) };
-  if (samples.length === 0)
-    return { ...createCalibration(), observations: candidate.observations, ...tokenizer };
-  return { ...fromSamples(samples), observations: candidate.observations, ...tokenizer };
+  return checked(
+    samples.length === 0
+      ? { ...createCalibration(), observations: candidate.observations, ...tokenizer }
+      : { ...fromSamples(samples), observations: candidate.observations, ...tokenizer },
+  );
+}
+
+/**
+ * Calibrations {@link parseCalibration} checked, frozen so nobody can change one after its check: a
+ * proxy reads a model's calibration from its store and hands it to each request's manager, which
+ * checks what it restores, so the same object is checked once, not once per request.
+ */
+const CHECKED = new WeakSet<object>();
+
+function checked(calibration: Calibration): Calibration {
+  const { tokenizer } = calibration;
+  const frozen: Calibration = Object.freeze({
+    ...calibration,
+    samples: Object.freeze(
+      calibration.samples.map(({ text, overhead, reported }) => Object.freeze({ text, overhead, reported })),
+    ) as CalibrationSample[],
+    ...(tokenizer === undefined
+      ? {}
+      : {
+          tokenizer: Object.freeze({
+            ...tokenizer,
+            ...(tokenizer.last === undefined ? {} : { last: Object.freeze({ ...tokenizer.last }) }),
+          }),
+        }),
+  });
+  CHECKED.add(frozen);
+  return frozen;
 }
 
 /**
@@ -289,17 +319,21 @@ export function parseCalibration(value: unknown): Calibration | undefined {
  * if (!calibrationsAgree(seen, calibration)) await save(seen);
  */
 export function calibrationsAgree(a: Calibration, b: Calibration): boolean {
-  const key = (calibration: Calibration) =>
-    JSON.stringify([
-      calibration.text,
-      calibration.overhead,
-      calibration.textLow,
-      calibration.overheadLow,
-      calibration.samples.map((sample) => [sample.text, sample.overhead, sample.reported]),
-      calibration.tokenizer ?? null,
-      Math.min(calibration.observations, MIN_CLASS_SAMPLES),
-    ]);
-  return key(a) === key(b);
+  return (
+    a.text === b.text &&
+    a.overhead === b.overhead &&
+    a.textLow === b.textLow &&
+    a.overheadLow === b.overheadLow &&
+    Math.min(a.observations, MIN_CLASS_SAMPLES) === Math.min(b.observations, MIN_CLASS_SAMPLES) &&
+    a.samples.length === b.samples.length &&
+    a.samples.every((sample, index) => {
+      const other = b.samples[index] as CalibrationSample;
+      return (
+        sample.text === other.text && sample.overhead === other.overhead && sample.reported === other.reported
+      );
+    }) &&
+    JSON.stringify(a.tokenizer ?? null) === JSON.stringify(b.tokenizer ?? null)
+  );
 }
 
 /** A calibration started afresh (a new run) that keeps what is known of the tokenizer. */

@@ -55,6 +55,20 @@ describe('the transcript walk of a growing history', () => {
     expect((thrown as Error).message).toContain(`message ${messages.length} has "tool_calls"`);
   });
 
+  it('walks a short history once for all a send asks of it, and again once another was walked', () => {
+    const { messages, read } = watched(history(6));
+    expect(validatePairing(messages).ok).toBe(true);
+    read.clear();
+    requireMessages(messages, 'test');
+    expect(indexToolCalls(messages).get('call_5')?.index).toBe(messages.length - 2);
+    expect([...read]).toEqual([]);
+    const other = history(4);
+    expect(validatePairing(other).ok).toBe(true);
+    read.clear();
+    expect(validatePairing(messages).ok).toBe(true);
+    expect(read.size).toBe(messages.length);
+  });
+
   it('indexes the calls of a history once, and the appended calls alone after that', () => {
     const { messages, read } = watched(history(40));
     indexToolCalls(messages.slice(0, -2));

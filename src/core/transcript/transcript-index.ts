@@ -81,8 +81,12 @@ interface Walk {
 /** Walks kept for the next lists, most recently used last. */
 const KEPT: Walk[] = [];
 const MAX_KEPT = 8;
-/** Shorter lists are walked without being kept: cheap to walk, and they would push out long ones. */
+/**
+ * Shorter lists are not kept among them: cheap to walk, and they would push out long ones. The last
+ * short list walked is kept on its own, for the other questions its send asks of it.
+ */
 const MIN_KEPT_LENGTH = 32;
+let lastShort: Walk | undefined;
 
 /**
  * Message objects already found well-formed: a loop passes the same objects on every send, so each is
@@ -206,12 +210,14 @@ export function indexTranscript(messages: readonly Message[], call: string): Tra
     extend(walk, messages, call);
     return walk;
   }
-  const walk = emptyWalk();
+  const short = lastShort !== undefined && extendsWalk(messages, lastShort) ? lastShort : undefined;
+  const walk = short ?? emptyWalk();
   extend(walk, messages, call);
   if (messages.length >= MIN_KEPT_LENGTH) {
+    if (walk === lastShort) lastShort = undefined;
     KEPT.push(walk);
     if (KEPT.length > MAX_KEPT) KEPT.shift();
-  }
+  } else lastShort = walk;
   return walk;
 }
 
