@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   applyCalibration,
+  CALIBRATION_WINDOW,
   type Calibration,
   type CalibrationSample,
-  CALIBRATION_WINDOW,
   calibratedLowerBound,
   calibrationsAgree,
   createCalibration,
@@ -152,7 +152,10 @@ describe('calibration', () => {
         calibration.tokenizer ?? null,
         Math.min(calibration.observations, 4),
       ]);
-    const report = fc.record({ reported: fc.integer({ min: 550, max: 620 }), text: fc.constantFrom(800, 900) });
+    const report = fc.record({
+      reported: fc.integer({ min: 550, max: 620 }),
+      text: fc.constantFrom(800, 900),
+    });
     const tokenizer = fc.option(
       fc.record({
         status: fc.constantFrom('unverified' as const, 'verified' as const),
