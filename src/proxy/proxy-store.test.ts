@@ -7,7 +7,12 @@ import { LEARNED_LIMITS_TTL_SECONDS } from './learned-limits-record.js';
 import { openProxyStore } from './open-proxy-store.js';
 import { CALIBRATION_TTL_SECONDS, PROXY_KEY_PREFIX, ProxyState, upstreamScope } from './proxy-state.js';
 import { createMemoryProxyStore, type ProxyStore } from './proxy-store.js';
-import { createSqliteProxyStore } from './sqlite-proxy-store.js';
+import {
+  createSqliteProxyStore,
+  MAX_CACHED_CHARS,
+  MAX_CACHED_ROWS,
+  SqliteRowCache,
+} from './sqlite-proxy-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-proxy-store-'));
 
@@ -88,6 +93,47 @@ describe('the SQLite proxy store', () => {
     const second = createSqliteProxyStore({ path });
     expect(await second.get('k')).toBe('v');
     await second.close();
+  });
+
+  it('reads what another connection to the file committed since its last read, and its own writes', async () => {
+    let clock = 1_000;
+    const path = join(dir, 'shared.db');
+    const first = createSqliteProxyStore({ path, now: () => clock });
+    const second = createSqliteProxyStore({ path, now: () => clock });
+    expect(await first.getMany?.(['a', 'b'])).toEqual([undefined, undefined]);
+    await second.setMany?.([
+      { key: 'a', value: 'from second' },
+      { key: 'b', value: 'short-lived', ttlSeconds: 5 },
+    ]);
+    expect(await first.getMany?.(['a', 'b'])).toEqual(['from second', 'short-lived']);
+    await first.set('a', 'from first');
+    expect(await first.get('a')).toBe('from first');
+    expect(await second.get('a')).toBe('from first');
+    await second.delete('a');
+    expect(await first.get('a')).toBeUndefined();
+    clock += 5_000;
+    expect(await first.get('b')).toBeUndefined();
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('keeps at most its caps of rows in memory, oldest dropped first', () => {
+    const rows = new SqliteRowCache();
+    rows.follow(1);
+    for (let index = 0; index < MAX_CACHED_ROWS + 10; index++)
+      rows.set(`k${index}`, { value: 'v', expiresAt: null });
+    expect(rows.size).toBe(MAX_CACHED_ROWS);
+    expect(rows.get('k0')).toBeUndefined();
+    expect(rows.get(`k${MAX_CACHED_ROWS + 9}`)?.value).toBe('v');
+    const large = 'x'.repeat(MAX_CACHED_CHARS / 4);
+    for (let index = 0; index < 5; index++) rows.set(`large${index}`, { value: large, expiresAt: null });
+    expect(rows.get('large0')).toBeUndefined();
+    expect(rows.get('large4')?.value).toBe(large);
+    rows.set('huge', { value: 'x'.repeat(MAX_CACHED_CHARS), expiresAt: null });
+    expect(rows.get('huge')).toBeUndefined();
+    rows.follow(1);
+    expect(rows.get('large4')).toBeDefined();
+    rows.follow(2);
+    expect(rows.size).toBe(0);
   });
 
   it('names the path it cannot open', () => {

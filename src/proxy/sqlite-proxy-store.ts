@@ -27,7 +27,9 @@ export function defaultProxyStorePath(env: NodeJS.ProcessEnv = process.env): str
  * A proxy store on a SQLite file (better-sqlite3, WAL journal, so several proxy processes on one
  * machine can share the file). Every access is one statement; a lock another process holds is
  * waited for (`busy_timeout`), then retried with a pause that does not block other requests.
- * Expired rows are skipped on read, and swept on open and every `sweepIntervalMs` after.
+ * Expired rows are skipped on read, and swept on open and every `sweepIntervalMs` after. Rows read
+ * or written are kept in memory while no other connection commits (`PRAGMA data_version`), so a
+ * request's reads cost one statement once the rows it needs are known (see {@link SqliteRowCache}).
  *
  * @example
  * const store = createSqliteProxyStore({ path: '/var/lib/spillway/proxy.db' });
@@ -66,19 +68,45 @@ export function createSqliteProxyStore({
       { cause: error },
     );
   }
-  const select = db.prepare<[string, number], { value: string }>(
-    'SELECT value FROM proxy_state WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)',
+  const select = db.prepare<[string], { value: string; expires_at: number | null }>(
+    'SELECT value, expires_at FROM proxy_state WHERE key = ?',
   );
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const rows = new SqliteRowCache();
+  /** The rows as this connection last saw them, forgotten when another connection has committed. */
+  const current = (): SqliteRowCache => {
+    rows.follow(dataVersion.get() as number);
+    return rows;
+  };
+  const read = (cache: SqliteRowCache, key: string, at: number): string | undefined => {
+    let row = cache.get(key);
+    if (row === undefined) {
+      const found = select.get(key);
+      row = found === undefined ? ABSENT : { value: found.value, expiresAt: found.expires_at };
+      cache.set(key, row);
+    }
+    return row.expiresAt === null || row.expiresAt > at ? row.value : undefined;
+  };
   const upsert = db.prepare<[string, string, number | null]>(
     'INSERT INTO proxy_state (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
   );
   const remove = db.prepare<[string]>('DELETE FROM proxy_state WHERE key = ?');
   // One commit for a batch of writes: in WAL mode each statement outside a transaction is a commit.
-  const upsertAll = db.transaction((entries: readonly ProxyStoreEntry[]) => {
-    const at = now();
+  const upsertAll = db.transaction((entries: readonly ProxyStoreEntry[], at: number) => {
     for (const { key, value, ttlSeconds } of entries)
       upsert.run(key, value, ttlSeconds === undefined ? null : at + ttlSeconds * 1_000);
   });
+  /** Writes rows, then keeps them as written (only once the commit went through). */
+  const write = (entries: readonly ProxyStoreEntry[]): void => {
+    const cache = current();
+    const at = now();
+    if (entries.length === 1) {
+      const { key, value, ttlSeconds } = entries[0] as ProxyStoreEntry;
+      upsert.run(key, value, ttlSeconds === undefined ? null : at + ttlSeconds * 1_000);
+    } else upsertAll(entries, at);
+    for (const { key, value, ttlSeconds } of entries)
+      cache.set(key, { value, expiresAt: ttlSeconds === undefined ? null : at + ttlSeconds * 1_000 });
+  };
   const expired = db.prepare<[number]>(
     'DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?',
   );
@@ -89,24 +117,29 @@ export function createSqliteProxyStore({
   return {
     kind: 'sqlite',
     async get(key) {
-      return (await retryBusyAsync(() => select.get(key, now())))?.value;
+      return retryBusyAsync(() => read(current(), key, now()));
     },
     async getMany(keys) {
       return retryBusyAsync(() => {
+        const cache = current();
         const at = now();
-        return keys.map((key) => select.get(key, at)?.value);
+        return keys.map((key) => read(cache, key, at));
       });
     },
     async set(key, value, { ttlSeconds } = {}) {
       await retryBusyAsync(() =>
-        upsert.run(key, value, ttlSeconds === undefined ? null : now() + ttlSeconds * 1_000),
+        write([{ key, value, ...(ttlSeconds === undefined ? {} : { ttlSeconds }) }]),
       );
     },
     async setMany(entries) {
-      if (entries.length > 0) await retryBusyAsync(() => upsertAll(entries));
+      if (entries.length > 0) await retryBusyAsync(() => write(entries));
     },
     async delete(key) {
-      await retryBusyAsync(() => remove.run(key));
+      await retryBusyAsync(() => {
+        const cache = current();
+        remove.run(key);
+        cache.set(key, ABSENT);
+      });
     },
     async close() {
       if (timer) clearInterval(timer);
@@ -114,3 +147,65 @@ export function createSqliteProxyStore({
     },
   };
 }
+
+/** A row as read: its value (none: no such row) and when it expires (`null`: never). */
+interface CachedRow {
+  value: string | undefined;
+  expiresAt: number | null;
+}
+
+const ABSENT: CachedRow = { value: undefined, expiresAt: null };
+
+/**
+ * Rows one connection has read or written, valid while no other connection commits: SQLite's
+ * `PRAGMA data_version` changes when another connection (another proxy process, or another store on
+ * the same file) has committed, and not for the connection's own commits, which are kept here as
+ * they are written. A row is kept with its expiry, so an expired row still reads as none. Bounded
+ * by {@link MAX_CACHED_ROWS} rows and {@link MAX_CACHED_CHARS} characters of values, oldest dropped
+ * first.
+ */
+export class SqliteRowCache {
+  readonly #rows = new Map<string, CachedRow>();
+  #chars = 0;
+  #version: number | undefined;
+
+  /** Forgets every row when the data version is not the one the rows were read at. */
+  follow(version: number): void {
+    if (version === this.#version) return;
+    this.#rows.clear();
+    this.#chars = 0;
+    this.#version = version;
+  }
+
+  get(key: string): CachedRow | undefined {
+    return this.#rows.get(key);
+  }
+
+  set(key: string, row: CachedRow): void {
+    this.#forget(key);
+    const chars = key.length + (row.value?.length ?? 0);
+    if (chars > MAX_CACHED_CHARS) return;
+    this.#rows.set(key, row);
+    this.#chars += chars;
+    while (this.#rows.size > MAX_CACHED_ROWS || this.#chars > MAX_CACHED_CHARS) {
+      const oldest = this.#rows.keys().next().value as string;
+      this.#forget(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.#rows.size;
+  }
+
+  #forget(key: string): void {
+    const row = this.#rows.get(key);
+    if (row === undefined) return;
+    this.#rows.delete(key);
+    this.#chars -= key.length + (row.value?.length ?? 0);
+  }
+}
+
+/** At most this many rows are kept in memory per connection. */
+export const MAX_CACHED_ROWS = 4_096;
+/** At most this many characters of keys and values are kept in memory per connection (4 Mi). */
+export const MAX_CACHED_CHARS = 4 * 1024 * 1024;
