@@ -14,6 +14,12 @@ import {
 } from './schema-floor-notice.js';
 import { MIN_TOKENIZER_RATIO, observeTokenizerRatio } from './tokenizer-ratio.js';
 
+/**
+ * Each tool definition's raw estimate, by counter: a tracker per request (a proxy's) meets the same
+ * definitions (the converters hand out the objects they read before) with the same shared counter.
+ */
+const TOOL_ESTIMATES = new WeakMap<TokenCounter, WeakMap<ToolDefinition, number>>();
+
 /** What {@link SchemaFloorTracker.check} found for one request. */
 export interface SchemaFloorCheck {
   floor: SchemaFloor;
@@ -34,7 +40,6 @@ export interface SchemaFloorCheck {
 export class SchemaFloorTracker {
   #ratio = MIN_TOKENIZER_RATIO;
   #announced: SchemaFloorLevel = 'none';
-  readonly #tools = new Map<string, WeakMap<ToolDefinition, number>>();
 
   /** The tokenizer ratio in force (1–4). */
   get ratio(): number {
@@ -62,22 +67,22 @@ export class SchemaFloorTracker {
     budget: number;
     window: number;
   }): SchemaFloorCheck {
-    let perTool = this.#tools.get(counter.name);
-    if (!perTool) {
-      perTool = new WeakMap();
-      this.#tools.set(counter.name, perTool);
+    let cache = TOOL_ESTIMATES.get(counter);
+    if (!cache) {
+      cache = new WeakMap();
+      TOOL_ESTIMATES.set(counter, cache);
     }
-    const cache = perTool;
+    const perTool = cache;
     const floor = measureSchemaFloor({
       tools,
       messages,
       counter,
       messageEstimate,
       toolEstimate: (tool) => {
-        let raw = cache.get(tool);
+        let raw = perTool.get(tool);
         if (raw === undefined) {
           raw = toolEstimate(tool, counter);
-          cache.set(tool, raw);
+          perTool.set(tool, raw);
         }
         return raw;
       },

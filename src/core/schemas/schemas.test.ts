@@ -127,4 +127,26 @@ describe('SchemaFloorTracker', () => {
     expect(tracker.ratio).toBe(2);
     expect(after.toolTokens).toBe(before.toolTokens * 2);
   });
+
+  it('estimates a tool definition once for every tracker counting with the same counter', () => {
+    const texts: string[] = [];
+    const recording = (factor: number) => ({
+      name: 'recording',
+      count(text: string) {
+        texts.push(text);
+        return factor * counter.count(text);
+      },
+    });
+    const counting = recording(1);
+    const tools = [tool('a', 'x', 5), tool('b', 'y', 2)];
+    const check = (tracker: SchemaFloorTracker, forCounter = counting) =>
+      tracker.check({ tools, messages: [], counter: forCounter, budget: 100_000, window: 110_000 }).floor;
+    const first = check(new SchemaFloorTracker());
+    expect(texts.length).toBeGreaterThan(0);
+    texts.length = 0;
+    expect(check(new SchemaFloorTracker())).toEqual(first);
+    expect(texts).toEqual([]);
+    // Another counter of the same name counts for itself.
+    expect(check(new SchemaFloorTracker(), recording(2)).toolTokens).toBeGreaterThan(first.toolTokens);
+  });
 });
