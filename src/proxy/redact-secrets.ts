@@ -73,5 +73,11 @@ export function credentialIdentity(headers: IncomingHttpHeaders): string | undef
     if (value === undefined || value.trim() === '') continue;
     material += `${name}:${value.trim()}\n`;
   }
-  return material === '' ? undefined : sha256(material);
+  if (material === '') return undefined;
+  // The same client sends the same headers request after request: its identity is hashed once.
+  if (material !== lastIdentity.material) lastIdentity = { material, identity: sha256(material) };
+  return lastIdentity.identity;
 }
+
+/** The last credential headers hashed and their identity (one, so no more secrets stay in memory). */
+let lastIdentity = { material: '', identity: '' };

@@ -68,10 +68,27 @@ function routeOf(method: string, pathname: string): Route {
   return unfittedApiOf(method, pathname) ? 'passthrough' : 'forward';
 }
 
-/** The request target as a URL, or `undefined` when it is none (`//%zz/`, `http://[/x`, `//x:-1/`). */
-function parseTarget(target: string | undefined): URL | undefined {
+/** A request target's path and query (`?…`, or empty), as the URL parser reads them. */
+interface Target {
+  pathname: string;
+  search: string;
+}
+
+/**
+ * A path the URL parser reads as it is: letters, digits, `-_.~:/`, no query, no `.` or `..`
+ * segment, not starting `//` (a host). Most requests' targets are such paths, and parsing a URL
+ * costs several microseconds.
+ */
+const PLAIN_PATH = /^\/(?!\/)[\w\-.~:/]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+/** The request target, or `undefined` when it is none (`//%zz/`, `http://[/x`, `//x:-1/`). */
+export function parseTarget(target: string | undefined): Target | undefined {
+  const raw = target ?? '/';
+  if (PLAIN_PATH.test(raw) && !DOT_SEGMENT.test(raw)) return { pathname: raw, search: '' };
   try {
-    return new URL(target ?? '/', 'http://proxy');
+    const { pathname, search } = new URL(raw, 'http://proxy');
+    return { pathname, search };
   } catch {
     return undefined;
   }
@@ -223,7 +240,10 @@ export function exchangeListener(
       // Gathered when a text is first scrubbed (most requests never need them). Gemini's API key may
       // come as `?key=`: scrubbed like a credential header.
       get secrets() {
-        secrets ??= [...secretsOf(request.headers), ...(url?.searchParams.getAll('key') ?? [])];
+        secrets ??= [
+          ...secretsOf(request.headers),
+          ...(url ? new URLSearchParams(url.search).getAll('key') : []),
+        ];
         return secrets;
       },
       credential: credentialIdentity(request.headers),

@@ -168,19 +168,51 @@ export function sendUpstream({
   });
 }
 
-/** Reads a whole response body, at most `maxBytes` of it (the rest is discarded). */
-export async function readResponseBody(
-  response: IncomingMessage,
-  maxBytes = 64 * 1024 * 1024,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of response) {
-    const buffer = chunk as Buffer;
-    if (bytes + buffer.length <= maxBytes) chunks.push(buffer);
-    bytes += buffer.length;
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads a whole response body, at most `maxBytes` of it (the rest is discarded). Rejects with the
+ * response's error (a timeout's, a reset), or `ERR_STREAM_PREMATURE_CLOSE` when it closes before its
+ * end. Read with listeners, not an async iterator: the iterator's machinery costs more than reading
+ * the few kilobytes of a reply.
+ */
+export function readResponseBody(response: IncomingMessage, maxBytes = 64 * 1024 * 1024): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const onData = (chunk: Buffer): void => {
+      if (bytes + chunk.length <= maxBytes) chunks.push(chunk);
+      bytes += chunk.length;
+    };
+    const settle = (): void => {
+      response.off('data', onData);
+      response.off('end', onEnd);
+      response.off('error', onError);
+      response.off('close', onClose);
+    };
+    const onEnd = (): void => {
+      settle();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks));
+    };
+    const onError = (error: Error): void => {
+      settle();
+      reject(error);
+    };
+    const onClose = (): void => {
+      settle();
+      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    };
+    if (response.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    if (response.destroyed) {
+      onClose();
+      return;
+    }
+    response.on('data', onData);
+    response.once('end', onEnd);
+    response.once('error', onError);
+    response.once('close', onClose);
+  });
 }
 
 /**
