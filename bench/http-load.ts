@@ -3,9 +3,10 @@
  * from autocannon, and one-client-at-a-time latency timed here to the microsecond.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { round } from './timing.js';
 
@@ -54,6 +55,46 @@ export interface PhaseFigures {
 /** A TypeScript file of this repository run as a process (`tsx`), stdout piped, with IPC. */
 export function spawnTsx(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+}
+
+/** The newest source file under `src/` (tests aside), with its modification time. */
+function newestSource(): { path: string; mtimeMs: number } | undefined {
+  let newest: { path: string; mtimeMs: number } | undefined;
+  const src = join(ROOT, 'src');
+  for (const name of readdirSync(src, { recursive: true }) as string[]) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+    const path = join(src, name);
+    const { mtimeMs } = statSync(path);
+    if (newest === undefined || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+  }
+  return newest;
+}
+
+/**
+ * The built command line, `dist/cli/bin.js`: what `npx spillway` runs, and what the proxy
+ * benchmarks measure (run from the sources, every closure would pay for `tsx`'s transform, which
+ * keeps function names with a call per closure made). Throws when it is missing or older than a
+ * source file: `npm run build` first.
+ */
+export function builtCli(): string {
+  const bin = join(ROOT, 'dist', 'cli', 'bin.js');
+  if (!existsSync(bin))
+    throw new Error(
+      'dist/cli/bin.js is missing: run `npm run build` first (the benchmark runs the built package)',
+    );
+  const newest = newestSource();
+  if (newest !== undefined && newest.mtimeMs > statSync(bin).mtimeMs)
+    throw new Error(`dist/ is older than ${relative(ROOT, newest.path)}: run \`npm run build\` first`);
+  return bin;
+}
+
+/** `spillway` from the built package ({@link builtCli}) as a process, stdout piped, with IPC. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, [builtCli(), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

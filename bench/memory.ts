@@ -1,6 +1,7 @@
 /**
- * `spillway serve`'s memory under many conversations and model names: the real command with its
- * memory store, in its own process, against a local upstream in this one. 10,000 conversations over
+ * `spillway serve`'s memory under many conversations and model names: the real command from the built
+ * package (`npm run build` first) with its memory store, in its own process, against a local upstream
+ * in this one. 10,000 conversations over
  * 3,000 model names are sent (each a first request with six tool results, about 10 KB); the proxy's
  * resident memory (store, caches and heap together) is read after a compacting garbage collection
  * once a warm-up is done and again once the load has ended. The growth is what the load left
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fakeToolResult } from '../src/emulator/index.js';
+import { builtCli } from './http-load.js';
 import { round } from './timing.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -170,10 +172,8 @@ export async function benchMemory({
     [
       '--expose-gc',
       '--import',
-      'tsx',
-      '--import',
       pathToFileURL(join(ROOT, 'bench', 'memory-probe.mjs')).href,
-      'src/cli/bin.ts',
+      builtCli(),
       'serve',
       '--upstream',
       upstream.url,

@@ -1,8 +1,9 @@
 /**
  * `spillway serve` beside its peers, in one run on one machine: the same chat request sent to the
  * upstream directly, through a pass-through Node proxy (bench/pass-through-proxy.ts: pipes bytes,
- * reads nothing) and through Spillway (the real `spillway serve` command, SQLite store), at 1, 16 and
- * 64 clients, streaming and not. The upstream is the vLLM emulator serving a Qwen model id (so the
+ * reads nothing) and through Spillway (the real `spillway serve` command from the built package, as
+ * `npx spillway` runs it, SQLite store; `npm run build` first), at 1, 16 and 64 clients, streaming
+ * and not. The upstream is the vLLM emulator serving a Qwen model id (so the
  * proxy loads the model's tokenizer, as it would in front of vLLM), in its own process; each proxy in
  * its own; autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens,
  * about 74 KB.
@@ -32,6 +33,7 @@ import {
   processCpuMs,
   sequential,
   serveBenchEmulator,
+  spawnCli,
   spawnTsx,
   stop,
 } from './http-load.js';
@@ -239,8 +241,7 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
     const upstream = await firstLine(emulator, 'listening on ');
     const passThrough = spawnTsx(['bench/pass-through-proxy.ts'], { UPSTREAM: upstream });
     children.push(passThrough);
-    const spillway = spawnTsx([
-      'src/cli/bin.ts',
+    const spillway = spawnCli([
       'serve',
       '--upstream',
       upstream,

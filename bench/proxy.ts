@@ -1,6 +1,7 @@
 /**
  * `spillway serve` under load on loopback: the emulator in one process, the proxy (the real
- * `spillway serve` command, SQLite store) in another, autocannon in this one. The same requests go to
+ * `spillway serve` command from the built package, SQLite store; `npm run build` first) in another,
+ * autocannon in this one. The same requests go to
  * the emulator directly and through the proxy in the same run; the difference in latency is what
  * the proxy adds. Every request carries a unique id, and the emulator's request log is checked for
  * requests lost or duplicated.
@@ -23,6 +24,7 @@ import {
   type PhaseFigures,
   sequential,
   serveBenchEmulator,
+  spawnCli,
   spawnTsx,
   stop,
 } from './http-load.js';
@@ -146,7 +148,6 @@ export async function benchProxy({
   try {
     const upstream = await firstLine(emulator, 'listening on ');
     const args = [
-      'src/cli/bin.ts',
       'serve',
       '--upstream',
       upstream,
@@ -155,7 +156,7 @@ export async function benchProxy({
       '--store',
       `sqlite:${join(dir, 'proxy.db')}`,
     ];
-    proxy = spawnTsx(args);
+    proxy = spawnCli(args);
     const url = await firstLine(proxy, 'listening on ');
     const request = conversation(turns);
     const body = JSON.stringify(request);
