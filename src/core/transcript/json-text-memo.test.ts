@@ -70,6 +70,20 @@ describe('JsonTextMemo', () => {
     expect(bodyOf(memo.read(text))).toStrictEqual(JSON.parse(text));
   });
 
+  it('hands out "__proto__" keys as fields, at any depth, as JSON.parse reads them', () => {
+    const memo = new JsonTextMemo();
+    const text = (turns: number) =>
+      `{"model":"m","messages":${JSON.stringify(session(turns).messages)},"stream_options":{"__proto__":{"x":[{"__proto__":1}]},"include_usage":true}}`;
+    const first = bodyOf(memo.read(text(5)));
+    expect(first).toStrictEqual(JSON.parse(text(5)));
+    const options = first.stream_options as Record<string, unknown>;
+    expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
+    ((options.__proto__ as Record<string, unknown>).x as unknown[]).push('changed');
+    const read = memo.read(text(6));
+    expect(read.kind === 'value' && read.reused).toBeGreaterThan(0);
+    expect(bodyOf(read)).toStrictEqual(JSON.parse(text(6)));
+  });
+
   it('names where a resent body first nests too deep, in the part it parses', () => {
     const memo = new JsonTextMemo({ maxDepth: 8 });
     memo.read(JSON.stringify(session(5)));

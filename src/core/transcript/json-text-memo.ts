@@ -350,14 +350,26 @@ function ownFields(body: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     const value = body[key];
-    // structuredClone defines each key (a nested "__proto__" stays a field, not a prototype).
-    copy[key] = Array.isArray(value)
-      ? value.slice()
-      : typeof value === 'object' && value !== null
-        ? structuredClone(value)
-        : value;
+    setField(copy, key, Array.isArray(value) ? value.slice() : copyJson(value));
   }
   return copy;
+}
+
+/** A parsed JSON value copied, every object and array new (parsed values nest within the depth limit). */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: Record<string, unknown> = {};
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) setField(copy, key, copyJson(record[key]));
+  return copy;
+}
+
+/** Sets a field as `JSON.parse` does: a `"__proto__"` key is a field, not the record's prototype. */
+function setField(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  else record[key] = value;
 }
 
 const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
