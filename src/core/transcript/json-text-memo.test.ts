@@ -73,12 +73,13 @@ describe('JsonTextMemo', () => {
   it('hands out "__proto__" keys as fields, at any depth, as JSON.parse reads them', () => {
     const memo = new JsonTextMemo();
     const text = (turns: number) =>
-      `{"model":"m","messages":${JSON.stringify(session(turns).messages)},"stream_options":{"__proto__":{"x":[{"__proto__":1}]},"include_usage":true}}`;
+      `{"model":"m","stream_options":{"__proto__":{"x":[{"__proto__":1}]},"include_usage":true},"messages":${JSON.stringify(session(turns).messages)}}`;
     const first = bodyOf(memo.read(text(5)));
     expect(first).toStrictEqual(JSON.parse(text(5)));
     const options = first.stream_options as Record<string, unknown>;
     expect(Object.getPrototypeOf(options)).toBe(Object.prototype);
-    ((options.__proto__ as Record<string, unknown>).x as unknown[]).push('changed');
+    const own = Object.getOwnPropertyDescriptor(options, '__proto__')?.value as Record<string, unknown>;
+    (own.x as unknown[]).push('changed');
     const read = memo.read(text(6));
     expect(read.kind === 'value' && read.reused).toBeGreaterThan(0);
     expect(bodyOf(read)).toStrictEqual(JSON.parse(text(6)));
