@@ -12,6 +12,7 @@
 
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { upstreamTimeoutOf } from './upstream-timeouts.js';
 
@@ -129,6 +130,30 @@ function parseData(text: string): unknown {
   }
 }
 
+/**
+ * A stream's bytes as text, a character split between chunks kept for the next, and a byte-order
+ * mark at its start dropped (the event-stream format ignores one; the parser is handed text). Node's
+ * `StringDecoder`: a `TextDecoder` costs several microseconds to make, once per stream.
+ */
+export class EventText {
+  readonly #decoder = new StringDecoder('utf8');
+  #started = false;
+
+  write(bytes: Buffer): string {
+    return this.#after(this.#decoder.write(bytes));
+  }
+
+  end(): string {
+    return this.#after(this.#decoder.end());
+  }
+
+  #after(text: string): string {
+    if (this.#started || text === '') return text;
+    this.#started = true;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+}
+
 /** Splits bytes into lines (each with its `\n`), keeping an unfinished last line for the next chunk. */
 class LineSplitter {
   #partial: Buffer = Buffer.alloc(0);
@@ -204,7 +229,9 @@ export async function relayStream({
       // After content, only events that can carry usage or an error are worth parsing: OpenAI's
       // chunks carry `"usage": null` until the last when usage is asked for ("All other chunks will
       // also include a usage field, but with a null value", the API reference's `stream_options`).
-      if (contentSeen && !USAGE_OBJECT.test(event.data) && !event.data.includes('error')) return;
+      // An `"error"` in the data is a key or a value, never text inside a string (whose quotes are
+      // escaped), so a reply that talks about errors is not parsed for it.
+      if (contentSeen && !USAGE_OBJECT.test(event.data) && !event.data.includes('"error"')) return;
       const data = parseData(event.data);
       promptTokens = promptTokensOf(data) ?? promptTokens;
       if (contentSeen) {
@@ -217,7 +244,7 @@ export async function relayStream({
       else if (kind === 'content' && !errorFirst) contentSeen = true;
     },
   });
-  const decoder = new TextDecoder();
+  const decoder = new EventText();
   const lines = new LineSplitter();
   const flush = async (chunk: Buffer): Promise<void> => {
     if (chunk.length === 0) return;
@@ -228,7 +255,7 @@ export async function relayStream({
   /** From content on, every byte goes out; `rest` (not parsed yet) is what came after the content. */
   const startPassing = async (rest: Buffer): Promise<void> => {
     passing = true;
-    parser.feed(decoder.decode(rest, { stream: true }));
+    parser.feed(decoder.write(rest));
     const out = Buffer.concat([...held, rest]);
     held.length = 0;
     if (!response.headersSent) commit();
@@ -240,7 +267,7 @@ export async function relayStream({
     const complete = lines.push(chunk);
     for (const [index, line] of complete.entries()) {
       keepAlive = false;
-      parser.feed(decoder.decode(line, { stream: true }));
+      parser.feed(decoder.write(line));
       if (isPassable(line, inEvent)) {
         out.push(line);
         continue;
@@ -269,7 +296,7 @@ export async function relayStream({
     for await (const chunk of upstream) {
       const buffer = chunk as Buffer;
       if (passing) {
-        parser.feed(decoder.decode(buffer, { stream: true }));
+        parser.feed(decoder.write(buffer));
         await flush(buffer);
         continue;
       }
@@ -295,12 +322,12 @@ export async function relayStream({
   if (signal.aborted) return { kind: 'aborted' };
   if (!passing) {
     const rest = lines.rest();
-    parser.feed(decoder.decode(rest, { stream: true }));
+    parser.feed(decoder.write(rest));
     held.push(rest);
     if (errorFirst) return { kind: 'error-before-content', text: Buffer.concat(held).toString('utf8') };
     await startPassing(Buffer.alloc(0));
   }
-  parser.feed(decoder.decode());
+  parser.feed(decoder.end());
   response.end();
   return {
     kind: 'relayed',
