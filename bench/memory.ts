@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fakeToolResult } from '../src/emulator/index.js';
-import { median } from '../test/support/median.js';
 import { builtCli } from './http-load.js';
 import { round } from './timing.js';
 
@@ -31,7 +30,7 @@ export interface BenchMemoryOptions {
   models?: number;
   /** Requests in flight at once. */
   concurrency?: number;
-  /** Runs, each in a fresh process; the figures are their medians. */
+  /** Runs, each in a fresh process; the figures are the median run's. */
   rounds?: number;
 }
 
@@ -57,7 +56,7 @@ export interface MemoryBenchResult {
   limitMb: number;
   seconds: number;
   /**
-   * Each run's growths, in MB (the figures above are their medians): a process's resident memory
+   * Each run's growths, in MB (the figures above are the median run's): a process's resident memory
    * after the same load varies by tens of MB from run to run with how its allocators happened to lay
    * memory out.
    */
@@ -175,7 +174,7 @@ async function load(url: string, bodies: (index: number) => string, count: numbe
 /**
  * Runs `spillway serve --store memory` `rounds` times, each in a fresh process: warms it up, sends
  * `conversations` conversations over `models` model names, and reports its resident memory growth
- * after garbage collection, the medians of the runs.
+ * after garbage collection: the figures of the run whose growth is the median.
  *
  * @example
  * const { keptGrowthMb } = await benchMemory({ conversations: 10_000, models: 3_000 });
@@ -186,18 +185,12 @@ export async function benchMemory({
 }: BenchMemoryOptions = {}): Promise<MemoryBenchResult> {
   const runs: RunFigures[] = [];
   for (let round = 0; round < rounds; round++) runs.push(await oneRun(options));
-  const middle = (pick: (run: RunFigures) => number) => median(runs.map(pick));
-  const first = runs[0] as RunFigures;
+  // The run whose growth is the median, whole: figures from one process agree with each other.
+  const byGrowth = [...runs].sort((left, right) => left.keptGrowthMb - right.keptGrowthMb);
+  const middle = byGrowth[Math.floor((byGrowth.length - 1) / 2)] as RunFigures;
   return {
-    ...first,
+    ...middle,
     ok: Math.min(...runs.map((run) => run.ok)),
-    rssBeforeMb: middle((run) => run.rssBeforeMb),
-    rssAfterMb: middle((run) => run.rssAfterMb),
-    rssGrowthMb: middle((run) => run.rssGrowthMb),
-    youngGrowthMb: middle((run) => run.youngGrowthMb),
-    keptGrowthMb: middle((run) => run.keptGrowthMb),
-    heapGrowthMb: middle((run) => run.heapGrowthMb),
-    seconds: middle((run) => run.seconds),
     runs: runs.map(({ rssGrowthMb, youngGrowthMb, keptGrowthMb, heapGrowthMb }) => ({
       rssGrowthMb,
       youngGrowthMb,
