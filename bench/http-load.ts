@@ -3,10 +3,10 @@
  * from autocannon, and one-client-at-a-time latency timed here to the microsecond.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { round } from './timing.js';
 
@@ -61,35 +61,20 @@ export function spawnTsx(args: string[], env: NodeJS.ProcessEnv = {}): ChildProc
   });
 }
 
-/** The newest source file under `src/` (tests aside), with its modification time. */
-function newestSource(): { path: string; mtimeMs: number } | undefined {
-  let newest: { path: string; mtimeMs: number } | undefined;
-  const src = join(ROOT, 'src');
-  for (const name of readdirSync(src, { recursive: true }) as string[]) {
-    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-    const path = join(src, name);
-    const { mtimeMs } = statSync(path);
-    if (newest === undefined || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
-  }
-  return newest;
-}
+let built: string | undefined;
 
 /**
- * The built command line, `dist/cli/bin.js`: what `npx spillway` runs, and what the proxy
- * benchmarks measure (run from the sources, every closure would pay for `tsx`'s transform, which
- * keeps function names with a call per closure made). Throws when it is missing or older than a
- * source file: `npm run build` first.
+ * The built command line, `dist/cli/bin.js`: what `npx spillway` runs, and what the benchmarks that
+ * start a `spillway` process measure (run from the sources, every closure would pay for `tsx`'s
+ * transform, which keeps function names with a call per closure made). The package is built from
+ * the sources as they are, once per process.
  */
 export function builtCli(): string {
-  const bin = join(ROOT, 'dist', 'cli', 'bin.js');
-  if (!existsSync(bin))
-    throw new Error(
-      'dist/cli/bin.js is missing: run `npm run build` first (the benchmark runs the built package)',
-    );
-  const newest = newestSource();
-  if (newest !== undefined && newest.mtimeMs > statSync(bin).mtimeMs)
-    throw new Error(`dist/ is older than ${relative(ROOT, newest.path)}: run \`npm run build\` first`);
-  return bin;
+  if (built === undefined) {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+    built = join(ROOT, 'dist', 'cli', 'bin.js');
+  }
+  return built;
 }
 
 /** `spillway` from the built package ({@link builtCli}) as a process, stdout piped, with IPC. */

@@ -1,11 +1,10 @@
 /**
- * `spillway serve`'s memory under many conversations and model names: the real command from the built
- * package (`npm run build` first) with its memory store, in its own process, against a local upstream
- * in this one. 10,000 conversations over
- * 3,000 model names are sent (each a first request with six tool results, about 10 KB); the proxy's
- * resident memory (store, caches and heap together) is read after a compacting garbage collection
- * once a warm-up is done and again once the load has ended. The growth is what the load left
- * behind, which the store's caps and the caches' sizes bound.
+ * `spillway serve`'s memory under many conversations and model names: the real command from the
+ * package, built first, with its memory store, in its own process, against a local upstream in this
+ * one. 10,000 conversations over 3,000 model names are sent (each a first request with six tool
+ * results, about 10 KB); the proxy's resident memory (store, caches and heap together) is read after
+ * a compacting garbage collection once a warm-up is done and again once the load has ended. The
+ * growth is what the load left behind, which the store's caps and the caches' sizes bound.
  *
  * `npx tsx bench/memory.ts` runs it alone; `npm run bench -- memory` as part of the suite.
  */

@@ -1,11 +1,10 @@
 /**
  * `spillway serve` beside its peers, in one run on one machine: the same chat request sent to the
  * upstream directly, through a pass-through Node proxy (bench/pass-through-proxy.ts: pipes bytes,
- * reads nothing) and through Spillway (the real `spillway serve` command from the built package, as
- * `npx spillway` runs it, SQLite store; `npm run build` first), at 1, 16 and 64 clients, streaming
- * and not. The upstream is the vLLM emulator serving a Qwen model id (so the
- * proxy loads the model's tokenizer, as it would in front of vLLM), in its own process; each proxy in
- * its own; autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens,
+ * reads nothing) and through Spillway (the real `spillway serve` command from the package, built
+ * first, as `npx spillway` runs it, SQLite store), at 1, 16 and 64 clients, streaming and not. The
+ * upstream is the vLLM emulator serving a Qwen model id (so the proxy loads the model's tokenizer, as
+ * it would in front of vLLM), in its own process; each proxy in its own; autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens,
  * about 74 KB.
  *
  * The targets take turns within every round (in an order that rotates from round to round), so a

@@ -1,9 +1,8 @@
 /**
  * `spillway serve` under load on loopback: the emulator in one process, the proxy (the real
- * `spillway serve` command from the built package, SQLite store; `npm run build` first) in another,
- * autocannon in this one. The same requests go to
- * the emulator directly and through the proxy in the same run; the difference in latency is what
- * the proxy adds. Every request carries a unique id, and the emulator's request log is checked for
+ * `spillway serve` command from the package, built first, SQLite store) in another, autocannon in
+ * this one. The same requests go to the emulator directly and through the proxy in the same run; the
+ * difference in latency is what the proxy adds. Every request carries a unique id, and the emulator's request log is checked for
  * requests lost or duplicated.
  *
  * `npx tsx bench/proxy.ts` runs it alone; `npm run bench -- proxy` as part of the suite.

@@ -1,7 +1,7 @@
 /**
  * The command line's start-up: the CPU time of `spillway --help`, `spillway estimate --help` and
  * `spillway classify` (one error body) beside `node -e 0`, the least a Node process costs, from the
- * built package (`npm run build` first: dist/ is what `npx spillway` runs).
+ * built package (built first: dist/ is what `npx spillway` runs).
  *
  * CPU time is the children's user + system time the kernel accounts to this process once each has
  * been waited for (`/proc/self/stat`, in clock ticks: each figure is the total over many runs divided
@@ -10,11 +10,11 @@
  *
  * `npx tsx bench/startup.ts` runs it alone; `npm run bench -- startup` as part of the suite.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { median } from '../test/support/median.js';
-import { CLOCK_TICKS, ROOT } from './http-load.js';
+import { builtCli, CLOCK_TICKS, ROOT } from './http-load.js';
 import { round } from './timing.js';
 
 const CLASSIFY_BODY =
@@ -82,7 +82,7 @@ export async function benchStartup({
   rounds = 5,
   runs = 20,
 }: StartupOptions = {}): Promise<Record<string, unknown>> {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  builtCli();
   const names = Object.keys(STARTUP_COMMANDS);
   const perRound: Array<Record<string, { cpuMs: number; wallMs: number }>> = [];
   for (let index = 0; index < rounds; index++) {
