@@ -92,20 +92,25 @@ export function createSqliteProxyStore({
   );
   const remove = db.prepare<[string]>('DELETE FROM proxy_state WHERE key = ?');
   // One commit for a batch of writes: in WAL mode each statement outside a transaction is a commit.
-  const upsertAll = db.transaction((entries: readonly ProxyStoreEntry[], at: number) => {
-    for (const { key, value, ttlSeconds } of entries)
-      upsert.run(key, value, ttlSeconds === undefined ? null : at + ttlSeconds * 1_000);
+  const upsertAll = db.transaction((rows: readonly WrittenRow[]) => {
+    for (const { key, value, expiresAt } of rows) upsert.run(key, value, expiresAt);
   });
-  /** Writes rows, then keeps them as written (only once the commit went through). */
+  /** Writes rows (one commit), then keeps them as written (only once the commit went through). */
   const write = (entries: readonly ProxyStoreEntry[]): void => {
     const cache = current();
     const at = now();
-    if (entries.length === 1) {
-      const { key, value, ttlSeconds } = entries[0] as ProxyStoreEntry;
-      upsert.run(key, value, ttlSeconds === undefined ? null : at + ttlSeconds * 1_000);
-    } else upsertAll(entries, at);
-    for (const { key, value, ttlSeconds } of entries)
-      cache.set(key, { value, expiresAt: ttlSeconds === undefined ? null : at + ttlSeconds * 1_000 });
+    const rows = entries.map(
+      ({ key, value, ttlSeconds }): WrittenRow => ({
+        key,
+        value,
+        expiresAt: ttlSeconds === undefined ? null : at + ttlSeconds * 1_000,
+      }),
+    );
+    if (rows.length === 1) {
+      const { key, value, expiresAt } = rows[0] as WrittenRow;
+      upsert.run(key, value, expiresAt);
+    } else upsertAll(rows);
+    for (const { key, value, expiresAt } of rows) cache.set(key, { value, expiresAt });
   };
   const expired = db.prepare<[number]>(
     'DELETE FROM proxy_state WHERE expires_at IS NOT NULL AND expires_at <= ?',
@@ -155,6 +160,13 @@ interface CachedRow {
 }
 
 const ABSENT: CachedRow = { value: undefined, expiresAt: null };
+
+/** A row as written. */
+interface WrittenRow {
+  key: string;
+  value: string;
+  expiresAt: number | null;
+}
 
 /**
  * Rows one connection has read or written, valid while no other connection commits: SQLite's
