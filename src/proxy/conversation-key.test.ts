@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../core/index.js';
-import { conversationKey, hashMessages, sha256 } from './conversation-key.js';
+import { conversationKey, hashMessages } from './conversation-key.js';
+import { sha256 } from './sha256.js';
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const task: Message = { role: 'user', content: 'Fix the bug.' };

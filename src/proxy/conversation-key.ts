@@ -7,8 +7,6 @@ import { createHash } from 'node:crypto';
 import { ListMemo, type Message, splitTurns } from '../core/index.js';
 import { sha256 } from './sha256.js';
 
-export { sha256 } from './sha256.js';
-
 /** Heads hashed before: a client resends the same head, read into the same message objects. */
 const HASHED = new ListMemo<string>();
 

@@ -11,7 +11,7 @@
  * // point any OpenAI client at `${proxy.url}/v1`
  */
 
-export { conversationKey, hashMessages, sha256 } from './conversation-key.js';
+export { conversationKey, hashMessages } from './conversation-key.js';
 export {
   ANONYMOUS_CREDENTIAL,
   LEARNED_LIMITS_TTL_SECONDS,
@@ -58,6 +58,7 @@ export {
   resolveUpstreamLimits,
   type UpstreamLimits,
 } from './resolve-upstream-limits.js';
+export { sha256 } from './sha256.js';
 export { createSqliteProxyStore, defaultProxyStorePath } from './sqlite-proxy-store.js';
 export { DEFAULT_PROXY_PORT, type ProxyOptions, type RunningProxy, startProxy } from './start-proxy.js';
 export {

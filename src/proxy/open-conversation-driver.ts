@@ -15,11 +15,11 @@ import {
   tokenizerFamilyOf,
 } from '../core/index.js';
 import { cachedEstimator } from './cached-estimator.js';
-import { sha256 } from './conversation-key.js';
 import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyRuntime } from './proxy-runtime.js';
 import type { ConversationState } from './proxy-state.js';
 import type { UpstreamLimits } from './resolve-upstream-limits.js';
+import { sha256 } from './sha256.js';
 import type { UpstreamCounters } from './upstream-counters.js';
 
 /** Parts of the manager state kept per model by the store, not per conversation. */
