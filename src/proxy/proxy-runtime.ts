@@ -69,9 +69,20 @@ export interface Exchange {
   format: RequestFormat;
 }
 
-/** The upstream URL for a client path. */
+/** Upstream URLs of recent client paths, per upstream root: most requests go to a handful of paths. */
+const UPSTREAM_URLS = new Map<string, URL>();
+const MAX_UPSTREAM_URLS = 256;
+
+/** The upstream URL for a client path (the same object for the same path: read it, never change it). */
 export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
-  return new URL(`${runtime.upstreamRoot}${path}`);
+  const text = `${runtime.upstreamRoot}${path}`;
+  let url = UPSTREAM_URLS.get(text);
+  if (url === undefined) {
+    url = new URL(text);
+    if (UPSTREAM_URLS.size >= MAX_UPSTREAM_URLS) UPSTREAM_URLS.clear();
+    UPSTREAM_URLS.set(text, url);
+  }
+  return url;
 }
 
 /**

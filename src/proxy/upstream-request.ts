@@ -5,6 +5,7 @@
  * the client goes away.
  */
 import {
+  type ClientRequest,
   Agent as HttpAgent,
   request as httpRequest,
   type IncomingHttpHeaders,
@@ -91,6 +92,21 @@ export function createUpstreamAgents({
   };
 }
 
+/**
+ * Destroys a request, and the response it is reading, when `signal` aborts, until the request
+ * closes. One listener, where handing `signal` to `http.request` also watches the request's end
+ * (its `finished` machinery): that cost tens of microseconds a request.
+ */
+function cancelOnAbort(outgoing: ClientRequest, signal: AbortSignal): void {
+  const onAbort = (): void => {
+    outgoing.destroy(
+      Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }),
+    );
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  outgoing.once('close', () => signal.removeEventListener('abort', onAbort));
+}
+
 /** Inputs of {@link sendUpstream}. */
 export interface SendUpstreamOptions {
   url: URL;
@@ -124,12 +140,8 @@ export function sendUpstream({
     }
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
-    const outgoing = send(url, {
-      method,
-      headers,
-      agent: secure ? agents.https : agents.http,
-      ...(signal ? { signal } : {}),
-    });
+    const outgoing = send(url, { method, headers, agent: secure ? agents.https : agents.http });
+    if (signal) cancelOnAbort(outgoing, signal);
     armRequestTimeouts(outgoing, agents.timeouts, url.origin);
     outgoing.once('response', (response) => {
       armIdleTimeout(response, agents.timeouts, url.origin);
