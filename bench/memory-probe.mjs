@@ -6,7 +6,24 @@
  * with the size V8 reserves for its young generation.
  * The channel is unreferenced, so it never keeps the process alive.
  */
+import { readFileSync } from 'node:fs';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+
+/**
+ * Resident memory by kind, from /proc/self/status (Linux): `RssAnon` is the process's own memory
+ * (heaps, stacks, buffers); `RssFile` is pages of files it maps (the node binary's code and the ICU
+ * data in it), read in as code runs and dropped by the kernel when it wants them back.
+ */
+function residentByKind() {
+  try {
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const kb = (name) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+    return { anon: kb('RssAnon'), file: kb('RssFile') };
+  } catch {
+    return { anon: Number.NaN, file: Number.NaN };
+  }
+}
 
 process.channel?.unref();
 process.on('message', (message) => {
@@ -18,5 +35,6 @@ process.on('message', (message) => {
   // The young generation's reserved space: V8 sizes it by how much survives (Node 20: up to two
   // 16 MB semi-spaces) and keeps it once grown, empty after the collection above.
   const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
-  process.send?.({ rss: usage.rss, heapUsed: usage.heapUsed, young });
+  const { anon, file } = residentByKind();
+  process.send?.({ rss: usage.rss, heapUsed: usage.heapUsed, young, anon, file });
 });

@@ -1,10 +1,11 @@
 /**
  * `spillway serve`'s memory under many conversations and model names: the real command from the
  * package, built first, with its memory store, in its own process, against a local upstream in this
- * one. 10,000 conversations over 3,000 model names are sent (each a first request with six tool
- * results, about 10 KB); the proxy's resident memory (store, caches and heap together) is read after
- * a compacting garbage collection once a warm-up is done and again once the load has ended. The
- * growth is what the load left behind, which the store's caps and the caches' sizes bound.
+ * one. Three stretches of 10,000 conversations over 3,000 model names each are sent, new names every
+ * stretch (each conversation a first request with six tool results, about 10 KB); the proxy's
+ * resident memory (store, caches and heap together) is read after a compacting garbage collection
+ * once a warm-up is done and again after every stretch. The first stretch's growth is what the load
+ * left behind; by the last the store's caps and the caches' sizes are full, and it must add nothing.
  *
  * `npx tsx bench/memory.ts` runs it alone; `npm run bench -- memory` as part of the suite.
  */
@@ -20,8 +21,14 @@ import { round } from './timing.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The growth the proxy must stay under for this load (the reliability promise). */
+/** The growth the proxy must stay under for the first stretch (the reliability promise). */
 export const MEMORY_GROWTH_LIMIT_MB = 60;
+
+/**
+ * What the last stretch may add once the caps are full: a process's resident memory moves by a few
+ * MB between two readings of the same state (pages the allocators keep or give back).
+ */
+export const PLATEAU_LIMIT_MB = 10;
 
 /** Options of {@link benchMemory}. */
 export interface BenchMemoryOptions {
@@ -31,6 +38,8 @@ export interface BenchMemoryOptions {
   concurrency?: number;
   /** Runs, each in a fresh process; the figures are the median run's. */
   rounds?: number;
+  /** Stretches of `conversations` conversations in each run, each over new model names. */
+  stretches?: number;
 }
 
 /** What {@link benchMemory} reports. */
@@ -53,13 +62,39 @@ export interface MemoryBenchResult {
   keptGrowthMb: number;
   heapGrowthMb: number;
   limitMb: number;
+  /** Seconds the first stretch took. */
   seconds: number;
+  /** Memory after the warm-up and after each stretch: conversations sent so far, and MB. */
+  readings: Array<{
+    conversations: number;
+    rssMb: number;
+    /** The young generation's reserved space: V8 grows and shrinks it as it sees fit. */
+    youngMb: number;
+    heapUsedMb: number;
+    /** Resident memory of the process's own (`RssAnon`) and of files it maps (`RssFile`; code). */
+    anonMb: number;
+    fileMb: number;
+  }>;
+  /**
+   * Growth over the last stretch, the caps already full: resident memory as a whole (V8 may have
+   * resized its young generation in between, either way), the process's own part of it, and the
+   * live heap.
+   */
+  lastStretch: { rssGrowthMb: number; anonGrowthMb: number; heapGrowthMb: number };
+  plateauLimitMb: number;
   /**
    * Each run's growths, in MB (the figures above are the median run's): a process's resident memory
    * after the same load varies by tens of MB from run to run with how its allocators happened to lay
    * memory out.
    */
-  runs: Array<{ rssGrowthMb: number; youngGrowthMb: number; keptGrowthMb: number; heapGrowthMb: number }>;
+  runs: Array<{
+    rssGrowthMb: number;
+    youngGrowthMb: number;
+    keptGrowthMb: number;
+    heapGrowthMb: number;
+    lastRssGrowthMb: number;
+    lastHeapGrowthMb: number;
+  }>;
 }
 
 type RunFigures = Omit<MemoryBenchResult, 'runs'>;
@@ -69,12 +104,15 @@ interface Memory {
   heapUsed: number;
   /** Bytes V8 reserves for the young generation (its new space), empty after the collection. */
   young: number;
+  /** Resident bytes of the process's own memory, and of files it maps (Linux; NaN elsewhere). */
+  anon: number;
+  file: number;
 }
 
 const MB = 1024 * 1024;
 
 /** One conversation's first request: its own head, a few tool rounds, one of the model names. */
-function conversation(index: number, models: number): string {
+function conversation(index: number, models: number, names = 'bench-model'): string {
   const messages: unknown[] = [
     { role: 'system', content: `You are agent ${index}, working in repository ${index % 97}.` },
     { role: 'user', content: `Task ${index}: find why the budget test fails and fix it.` },
@@ -93,7 +131,7 @@ function conversation(index: number, models: number): string {
       content: fakeToolResult({ name: 'read_file', args, seed: index * 7 + turn, size: 400 }),
     });
   }
-  return JSON.stringify({ model: `bench-model-${index % models}`, messages, max_tokens: 256 });
+  return JSON.stringify({ model: `${names}-${index % models}`, messages, max_tokens: 256 });
 }
 
 /** An upstream that answers every chat request at once, with usage as a server reports it. */
@@ -172,8 +210,9 @@ async function load(url: string, bodies: (index: number) => string, count: numbe
 
 /**
  * Runs `spillway serve --store memory` `rounds` times, each in a fresh process: warms it up, sends
- * `conversations` conversations over `models` model names, and reports its resident memory growth
- * after garbage collection: the figures of the run whose growth is the median.
+ * `stretches` stretches of `conversations` conversations over `models` new model names each, and
+ * reports its resident memory after garbage collection: the first stretch's growth, and the last's
+ * (the caps full by then), the figures of the run whose first growth is the median.
  *
  * @example
  * const { keptGrowthMb } = await benchMemory({ conversations: 10_000, models: 3_000 });
@@ -190,11 +229,13 @@ export async function benchMemory({
   return {
     ...middle,
     ok: Math.min(...runs.map((run) => run.ok)),
-    runs: runs.map(({ rssGrowthMb, youngGrowthMb, keptGrowthMb, heapGrowthMb }) => ({
+    runs: runs.map(({ rssGrowthMb, youngGrowthMb, keptGrowthMb, heapGrowthMb, lastStretch }) => ({
       rssGrowthMb,
       youngGrowthMb,
       keptGrowthMb,
       heapGrowthMb,
+      lastRssGrowthMb: lastStretch.rssGrowthMb,
+      lastHeapGrowthMb: lastStretch.heapGrowthMb,
     })),
   };
 }
@@ -203,6 +244,7 @@ async function oneRun({
   conversations = 10_000,
   models = 3_000,
   concurrency = 16,
+  stretches = 3,
 }: Omit<BenchMemoryOptions, 'rounds'>): Promise<RunFigures> {
   const directory = mkdtempSync(join(tmpdir(), 'spillway-bench-memory-'));
   const upstream = await startUpstream();
@@ -233,19 +275,31 @@ async function oneRun({
     // the measured load does not use.
     await load(
       url,
-      (index) => conversation(conversations + index, 50).replace('bench-model', 'warm-model'),
+      (index) => conversation(stretches * conversations + index, 50, 'warm-model'),
       500,
       concurrency,
     );
-    const before = await measure(child);
-    const started = performance.now();
-    const ok = await load(url, (index) => conversation(index, models), conversations, concurrency);
-    const seconds = (performance.now() - started) / 1_000;
-    const after = await measure(child);
+    const readings: Memory[] = [await measure(child)];
+    let ok = 0;
+    let seconds = 0;
+    for (let stretch = 0; stretch < stretches; stretch++) {
+      const started = performance.now();
+      ok += await load(
+        url,
+        (index) => conversation(stretch * conversations + index, models, `bench-model-${stretch}`),
+        conversations,
+        concurrency,
+      );
+      if (stretch === 0) seconds = (performance.now() - started) / 1_000;
+      readings.push(await measure(child));
+    }
+    const [before, after] = readings as [Memory, Memory];
+    const last = readings.at(-1) as Memory;
+    const previous = readings.at(-2) as Memory;
     return {
       conversations,
       models,
-      requests: conversations,
+      requests: conversations * stretches,
       ok,
       rssBeforeMb: round(before.rss / MB, 1),
       rssAfterMb: round(after.rss / MB, 1),
@@ -255,6 +309,20 @@ async function oneRun({
       heapGrowthMb: round((after.heapUsed - before.heapUsed) / MB, 1),
       limitMb: MEMORY_GROWTH_LIMIT_MB,
       seconds: round(seconds, 1),
+      readings: readings.map((memory, index) => ({
+        conversations: index * conversations,
+        rssMb: round(memory.rss / MB, 1),
+        youngMb: round(memory.young / MB, 1),
+        heapUsedMb: round(memory.heapUsed / MB, 1),
+        anonMb: round(memory.anon / MB, 1),
+        fileMb: round(memory.file / MB, 1),
+      })),
+      lastStretch: {
+        rssGrowthMb: round((last.rss - previous.rss) / MB, 1),
+        anonGrowthMb: round((last.anon - previous.anon) / MB, 1),
+        heapGrowthMb: round((last.heapUsed - previous.heapUsed) / MB, 1),
+      },
+      plateauLimitMb: PLATEAU_LIMIT_MB,
     };
   } finally {
     await new Promise<void>((resolve) => {
