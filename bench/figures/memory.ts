@@ -5,6 +5,7 @@ export interface MemoryResult {
   conversations: number;
   models: number;
   ok: number;
+  requests?: number;
   rssBeforeMb: number;
   rssAfterMb: number;
   rssGrowthMb: number;
@@ -26,7 +27,15 @@ export function memorySummary(result: MemoryResult): string {
 
 function firstStretch(result: MemoryResult): string {
   const verdict = result.keptGrowthMb < result.limitMb ? 'under' : 'over';
-  return `${count(result.conversations)} conversations over ${count(result.models)} model names through \`spillway serve --store memory\` (${count(result.ok)} answered 200, in ${fixed(result.seconds, 0)} s)${runsNote(result)}: resident memory after a compacting garbage collection went from ${fixed(result.rssBeforeMb, 1)} MB after the warm-up to ${fixed(result.rssAfterMb, 1)} MB once the load had ended, a growth of ${fixed(result.rssGrowthMb, 1)} MB. Of it, ${fixed(result.youngGrowthMb, 1)} MB is the young generation's space, which V8 enlarges under load when much survives (up to two 16 MB semi-spaces in Node 20) and keeps, empty, whether or not the warm-up already made it grow; the rest, ${fixed(result.keptGrowthMb, 1)} MB, is what the load left (the live heap grew ${fixed(result.heapGrowthMb, 1)} MB): ${verdict} the ${result.limitMb} MB the store's caps and the caches' sizes are meant to hold it to.`;
+  return `${count(result.conversations)} conversations over ${count(result.models)} model names through \`spillway serve --store memory\` (in ${fixed(result.seconds, 0)} s; ${answered(result)})${runsNote(result)}: resident memory after a compacting garbage collection went from ${fixed(result.rssBeforeMb, 1)} MB after the warm-up to ${fixed(result.rssAfterMb, 1)} MB once the load had ended, a growth of ${fixed(result.rssGrowthMb, 1)} MB. Of it, ${fixed(result.youngGrowthMb, 1)} MB is the young generation's space, which V8 enlarges under load when much survives (up to two 16 MB semi-spaces in Node 20) and keeps, empty, whether or not the warm-up already made it grow; the rest, ${fixed(result.keptGrowthMb, 1)} MB, is what the load left (the live heap grew ${fixed(result.heapGrowthMb, 1)} MB): ${verdict} the ${result.limitMb} MB the store's caps and the caches' sizes are meant to hold it to.`;
+}
+
+/** How many requests were answered 200, of how many, over every stretch of the reported run. */
+function answered(result: MemoryResult): string {
+  const requests = result.requests ?? result.conversations;
+  return requests === result.conversations
+    ? `${count(result.ok)} answered 200`
+    : `${count(result.ok)} of the ${count(requests)} requests of all stretches answered 200`;
 }
 
 /** Which runs the figures are the median of, and each run's growth beside them. */
