@@ -83,9 +83,8 @@ export interface MemoryBenchResult {
   lastStretch: { rssGrowthMb: number; anonGrowthMb: number; heapGrowthMb: number };
   plateauLimitMb: number;
   /**
-   * Each run's growths, in MB (the figures above are the median run's): a process's resident memory
-   * after the same load varies by tens of MB from run to run with how its allocators happened to lay
-   * memory out.
+   * Each run's growths, in MB (the figures above are the median run's): runs differ by a few MB,
+   * with how V8 sized its young generation and how the allocators laid memory out.
    */
   runs: Array<{
     rssGrowthMb: number;
