@@ -43,8 +43,7 @@ function afterRssSettles(done) {
   const step = () => {
     const now = process.memoryUsage.rss();
     waited += SETTLE_STEP_MS;
-    if ((waited >= SETTLE_MIN_MS && Math.abs(now - last) < SETTLED_BYTES) || waited >= SETTLE_MAX_MS)
-      done(waited);
+    if ((waited >= SETTLE_MIN_MS && Math.abs(now - last) < SETTLED_BYTES) || waited >= SETTLE_MAX_MS) done();
     else setTimeout(step, SETTLE_STEP_MS);
     last = now;
   };
@@ -57,12 +56,12 @@ process.on('message', (message) => {
   setFlagsFromString('--compact-on-every-full-gc');
   globalThis.gc?.();
   globalThis.gc?.();
-  afterRssSettles((settleMs) => {
+  afterRssSettles(() => {
     const usage = process.memoryUsage();
     // The young generation's reserved space: V8 sizes it by how much survives (Node 20: up to two
-    // 16 MB semi-spaces) and keeps it once grown, empty after the collection above.
+    // 16 MB semi-spaces), mostly keeps it once grown, and is empty after the collection above.
     const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
     const { anon, file } = residentByKind();
-    process.send?.({ rss: usage.rss, heapUsed: usage.heapUsed, young, anon, file, settleMs });
+    process.send?.({ rss: usage.rss, heapUsed: usage.heapUsed, young, anon, file });
   });
 });
