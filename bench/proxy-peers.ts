@@ -3,9 +3,10 @@
  * upstream directly, through a pass-through Node proxy (bench/pass-through-proxy.ts: pipes bytes,
  * reads nothing) and through Spillway (the real `spillway serve` command from the package, built
  * first, as `npx spillway` runs it, SQLite store), at 1, 16 and 64 clients, streaming and not. The
- * upstream is the vLLM emulator serving a Qwen model id (so the proxy loads the model's tokenizer, as
- * it would in front of vLLM), in its own process; each proxy in its own; autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens,
- * about 74 KB.
+ * upstream is the vLLM emulator serving a Qwen model id (the proxy finds vLLM's `/tokenize` and counts
+ * there when in doubt, as it would in front of vLLM), in its own process; each proxy in its own;
+ * autocannon in this one. The request is a coding agent's: 7 tool turns, about 24k tokens, about
+ * 74 KB.
  *
  * The targets take turns within every round (in an order that rotates from round to round), so a
  * change in the machine's load hits them alike; each figure is the median over rounds, and each ratio
@@ -39,7 +40,7 @@ import {
 import { round } from './timing.js';
 
 const SELF = fileURLToPath(import.meta.url);
-/** A model id of the Qwen family, as vLLM serves it: the proxy counts with its tokenizer when in doubt. */
+/** A model id of the Qwen family, as vLLM serves it: the proxy counts with vLLM's `/tokenize` when in doubt. */
 export const PEERS_MODEL = 'Qwen/Qwen2.5-Coder-7B-Instruct';
 const WINDOW = 32_768;
 export const TARGETS = ['direct', 'pass-through', 'spillway'] as const;

@@ -1,7 +1,7 @@
 /**
  * @module
- * What happens to a chat body before the handler reads it: it is decoded and parsed once, for the
- * handler, from where it parts from a recent body (a resent conversation is not parsed again), and
+ * What happens to a chat body before the handler reads it: it is parsed once, for the handler, from
+ * where its bytes part from a recent body (a resent conversation is not decoded or parsed again), and
  * nesting too deep is a 400 before that part is parsed; a large body's heavy work (reading it,
  * counting its texts) is done in one lane, a step at a time with the event loop free in between, so
  * large bodies wait for each other and never for long in front of a small request.
@@ -66,17 +66,18 @@ async function prepareLarge(body: Buffer, exchange: Exchange): Promise<void> {
 }
 
 /**
- * Reads a body's text for the handler (a body that is not JSON is left for the handler to answer):
- * `true` when the body may go on, else it nests too deep and was answered 400 `json_too_deep`,
- * naming the byte where it went too deep. A resent conversation is read from where it changed.
+ * Reads a body for the handler (a body that is not JSON is left for the handler to answer): `true`
+ * when the body may go on, else it nests too deep and was answered 400 `json_too_deep`, naming the
+ * byte where it went too deep. A resent conversation is read from where it changed, as bytes: the
+ * history it repeats is compared, never decoded again.
  */
-function readText(exchange: Exchange, body: Buffer, text: string): boolean {
-  const read = readJsonText(text);
+function readBody(exchange: Exchange, body: Buffer): boolean {
+  const read = readJsonText(body);
   if (read.kind === 'value') rememberParsedBody(body, read.value);
   if (read.kind !== 'too_deep') return true;
   sendProxyError(exchange, {
     status: 400,
-    message: `${tooDeepMessage('the request body', MAX_JSON_DEPTH)} (byte ${Buffer.byteLength(text.slice(0, read.excess.offset))} is level ${MAX_JSON_DEPTH + 1})`,
+    message: `${tooDeepMessage('the request body', MAX_JSON_DEPTH)} (byte ${read.excess.offset} is level ${MAX_JSON_DEPTH + 1})`,
     type: 'invalid_request_error',
     code: 'json_too_deep',
   });
@@ -99,11 +100,11 @@ export async function screenChatBody({
   exchange: Exchange;
   body: Buffer;
 }): Promise<boolean> {
-  if (body.length < LARGE_BODY_BYTES) return readText(exchange, body, body.toString('utf8'));
+  if (body.length < LARGE_BODY_BYTES) return readBody(exchange, body);
   return runtime.largeBodies.run(async () => {
     if (exchange.signal.aborted) return false;
     await nextTurn();
-    if (!readText(exchange, body, body.toString('utf8'))) return false;
+    if (!readBody(exchange, body)) return false;
     await nextTurn();
     await prepareLarge(body, exchange).catch(() => undefined);
     return !exchange.signal.aborted;

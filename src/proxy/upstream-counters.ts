@@ -1,12 +1,12 @@
 /**
  * @module
  * The counts a proxied request can have besides Spillway's estimate: the model's own tokenizer,
- * where its package is installed (gpt-tokenizer, a dependency, for OpenAI models), and the
- * upstream's counting endpoint (vLLM's `/tokenize`, llama.cpp's `/apply-template` + `/tokenize`,
- * TGI's `/chat_tokenize`, Anthropic's `count_tokens`, OpenAI's `input_tokens`, Gemini's
- * `countTokens`). For a send, both settle only a request the estimate alone cannot place, and only
- * a self-hosted server discovery already found is asked (a local round trip); the counting routes
- * ask whatever endpoint the upstream has, once it is detected.
+ * where its package is installed (gpt-tokenizer, a dependency, for OpenAI models) and the upstream
+ * cannot count for itself, and the upstream's counting endpoint (vLLM's `/tokenize`, llama.cpp's
+ * `/apply-template` + `/tokenize`, TGI's `/chat_tokenize`, Anthropic's `count_tokens`, OpenAI's
+ * `input_tokens`, Gemini's `countTokens`). For a send, both settle only a request the estimate
+ * alone cannot place, and only a self-hosted server discovery already found is asked (a local round
+ * trip); the counting routes ask whatever endpoint the upstream has, once it is detected.
  */
 import type { MeasureRequest, TokenCounter } from '../core/index.js';
 import {
@@ -69,10 +69,11 @@ export async function upstreamCounters({
   model: string | undefined;
   limits: UpstreamLimits;
 }): Promise<UpstreamCounters> {
-  const { exactCounterFor } = await tokenizers();
-  const exact = await exactCounterFor(model);
   const server = limits.server;
   const counts = server !== undefined && (COUNTING_SERVERS as Set<string>).has(server);
+  // A server that counts for itself outranks a local tokenizer, so none is loaded for it: a
+  // tokenizer stays in the heap for good (Qwen's takes 66 MB), and every full collection marks it.
+  const exact = counts ? undefined : await (await tokenizers()).exactCounterFor(model);
   // Made when first asked: most requests are placed by the estimate alone.
   let counter: ServerCounter | undefined;
   const measure: MeasureRequest = (request, options) => {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromOpenAIChat, toAnthropic } from '../../src/core/index.js';
 import { fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { startProxy } from '../../src/proxy/index.js';
+import { exactCounterInfo } from '../../src/tokenizers/index.js';
 import { toolHistory } from './tool-history.js';
 
 const open: { close(): Promise<void> }[] = [];
@@ -50,6 +51,15 @@ describe('counting through the proxy', () => {
     expect(response.headers.get('x-spillway-count')).toBe('anchored');
     expect(response.headers.get('x-spillway-cut')).toBe('none');
     expect(emulator.requests.some((record) => record.path === '/tokenize')).toBe(true);
+  });
+
+  it('loads no tokenizer in front of a server that counts for itself', async () => {
+    const model = 'Qwen/Qwen2.5-7B-Instruct';
+    expect(exactCounterInfo(model)).toMatchObject({ family: 'qwen2', status: 'not_loaded' });
+    const { emulator, response } = await send(model);
+    expect(response.headers.get('x-spillway-count')).toBe('anchored');
+    expect(emulator.requests.some((record) => record.path === '/tokenize')).toBe(true);
+    expect(exactCounterInfo(model).status).toBe('not_loaded');
   });
 });
 

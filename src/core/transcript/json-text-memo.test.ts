@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { jsonTextDepthExcess } from './json-depth.js';
 import {
   commonBytePrefixLength,
@@ -227,6 +227,32 @@ describe('a body read from its bytes', () => {
     // The first conversation's bytes are still its own: sent again, all its messages are taken as read.
     const again = memo.read(first);
     expect(again.kind === 'value' && again.reused).toBe(first.lastIndexOf(']'.charCodeAt(0)));
+  });
+
+  it('gives back the copy of a body it drops, and only that one, reading every body after as it should', () => {
+    const memo = new JsonTextMemo({ maxTexts: 1 });
+    const given: ArrayBuffer[] = [];
+    const transfer = vi.spyOn(globalThis, 'structuredClone').mockImplementation((value, options) => {
+      given.push(...((options?.transfer ?? []) as ArrayBuffer[]));
+      return value;
+    });
+    try {
+      const one = bytesOf(session(6, { user: 'one' }));
+      memo.read(one);
+      // Resent with a turn more: written into the same copy, nothing given back.
+      const longer = bytesOf(session(7, { user: 'one' }));
+      memo.read(longer);
+      expect(given).toStrictEqual([]);
+      // Another conversation takes the only place: the first one's copy is given back.
+      const other = bytesOf({ ...session(3), model: 'another model' });
+      expect(bodyOf(memo.read(other))).toStrictEqual(JSON.parse(other.toString('utf8')));
+      expect(given.map((buffer) => buffer.byteLength >= longer.length)).toStrictEqual([true]);
+    } finally {
+      transfer.mockRestore();
+    }
+    const again = memo.read(bytesOf(session(8, { user: 'one' })));
+    expect(bodyOf(again)).toStrictEqual(session(8, { user: 'one' }));
+    expect(memo.size).toBe(1);
   });
 
   it('reads bytes that are not UTF-8 as their decoded text, remembering them only where offsets stay exact', () => {
