@@ -60,7 +60,7 @@ export interface Exchange {
   /** Milliseconds spent waiting on the upstream, summed over attempts. */
   upstreamMs: number;
   /** The client's credentials, scrubbed from every text the proxy writes. */
-  secrets: string[];
+  readonly secrets: string[];
   /** A hash of the client's credential headers (see `credentialIdentity`), when it sent any. */
   credential?: string | undefined;
   /** Aborted when the client goes away. */

@@ -67,22 +67,22 @@ export class SchemaFloorTracker {
     budget: number;
     window: number;
   }): SchemaFloorCheck {
-    let perTool = TOOL_ESTIMATES.get(counter);
-    if (!perTool) {
-      perTool = new WeakMap();
-      TOOL_ESTIMATES.set(counter, perTool);
+    let cache = TOOL_ESTIMATES.get(counter);
+    if (!cache) {
+      cache = new WeakMap();
+      TOOL_ESTIMATES.set(counter, cache);
     }
-    const cache = perTool;
+    const perTool = cache;
     const floor = measureSchemaFloor({
       tools,
       messages,
       counter,
       messageEstimate,
       toolEstimate: (tool) => {
-        let raw = cache.get(tool);
+        let raw = perTool.get(tool);
         if (raw === undefined) {
           raw = toolEstimate(tool, counter);
-          cache.set(tool, raw);
+          perTool.set(tool, raw);
         }
         return raw;
       },
