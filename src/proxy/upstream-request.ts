@@ -12,6 +12,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { SpillwayError } from '../core/index.js';
 import { ProviderError, withRetries } from '../providers/index.js';
 import {
@@ -44,7 +45,10 @@ export function forwardedRequestHeaders(
   { identity = false, bodyBytes }: { identity?: boolean; bodyBytes?: number } = {},
 ): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // `for…in` rather than `Object.entries`: no array of pairs per request (Node's header objects
+  // have a null prototype, so nothing is inherited).
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     out[name] = value;
   }
@@ -59,7 +63,8 @@ export function forwardedResponseHeaders(
   { keepLength = false }: { keepLength?: boolean } = {},
 ): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || (HOP_BY_HOP.has(name) && !(keepLength && name === 'content-length'))) continue;
     out[name] = value;
   }
@@ -107,6 +112,19 @@ function cancelOnAbort(outgoing: ClientRequest, signal: AbortSignal): void {
   outgoing.once('close', () => signal.removeEventListener('abort', onAbort));
 }
 
+/** The request options of each upstream URL (the proxy keeps one URL object per path). */
+const URL_OPTIONS = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
+
+/** `url` as `http.request` options, made once per URL object rather than by Node on every request. */
+function urlOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
+  let options = URL_OPTIONS.get(url);
+  if (options === undefined) {
+    options = urlToHttpOptions(url);
+    URL_OPTIONS.set(url, options);
+  }
+  return options;
+}
+
 /** Inputs of {@link sendUpstream}. */
 export interface SendUpstreamOptions {
   url: URL;
@@ -140,7 +158,12 @@ export function sendUpstream({
     }
     const secure = url.protocol === 'https:';
     const send = secure ? httpsRequest : httpRequest;
-    const outgoing = send(url, { method, headers, agent: secure ? agents.https : agents.http });
+    const outgoing = send({
+      ...urlOptions(url),
+      method,
+      headers,
+      agent: secure ? agents.https : agents.http,
+    });
     if (signal) cancelOnAbort(outgoing, signal);
     armRequestTimeouts(outgoing, agents.timeouts, url.origin);
     outgoing.once('response', (response) => {

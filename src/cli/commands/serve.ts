@@ -10,6 +10,7 @@ import {
 } from '../../proxy/index.js';
 import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
+import { DEFAULT_HEAP_RESERVE_MB, reserveHeap } from '../heap-reserve.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 import { loadOrCreateSharedSecret } from '../wrap/shared-secret.js';
 
@@ -37,12 +38,15 @@ function openStore(spec: string | undefined): ProxyStore {
   }
 }
 
+/** The largest `--heap-reserve` taken, in MB: a larger one is more likely a slip than a choice. */
+const MAX_HEAP_RESERVE_MB = 1_024;
+
 export const serveCommand: Command = {
   summary: 'run the proxy: an OpenAI-compatible endpoint that fits every request before it goes upstream',
   usage: `usage: spillway serve --upstream URL [--port ${DEFAULT_PROXY_PORT}] [--host 127.0.0.1] [--config FILE]
                       [--store memory|sqlite[:PATH]|redis://…] [--upstream-format openai|anthropic]
                       [--max-body-bytes N] [--connect-timeout MS] [--first-byte-timeout MS]
-                      [--idle-timeout MS] [--secret-file FILE] [--verbose]
+                      [--idle-timeout MS] [--secret-file FILE] [--heap-reserve MB] [--verbose]
 
 Forwards POST /v1/chat/completions, /v1/responses and /v1/messages to the upstream after fitting
 them to the model's window: old tool outputs elided, oldest whole turns pruned, max_tokens kept
@@ -70,6 +74,8 @@ unchanged. Credentials are forwarded, never logged.
                        a timeout is answered 504 naming it, and beats the config's value
   --secret-file FILE   prove this secret (owner-only; made when missing) to spillway wrap --port,
                        so that wrapped agents of the same user reuse this proxy
+  --heap-reserve MB    heap held in reserve (default ${DEFAULT_HEAP_RESERVE_MB}; 0 for none): V8 then runs major
+                       collections far less often under load, for that much more memory
   --verbose            log every request (JSON lines on stderr); otherwise warnings only
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
@@ -86,6 +92,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     'first-byte-timeout': { type: 'string' },
     'idle-timeout': { type: 'string' },
     'secret-file': { type: 'string' },
+    'heap-reserve': { type: 'string' },
     verbose: { type: 'boolean' },
   },
   async run({ values }) {
@@ -114,6 +121,15 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
     const verbose = values.verbose === true;
     const secretFile = values['secret-file'] as string | undefined;
     const ownerSecret = secretFile === undefined ? undefined : loadOrCreateSharedSecret(secretFile);
+    const heapReserve =
+      integerFlag(values['heap-reserve'] as string | undefined, 'heap-reserve', { min: 0 }) ??
+      DEFAULT_HEAP_RESERVE_MB;
+    if (heapReserve > MAX_HEAP_RESERVE_MB)
+      throw new SpillwayError(
+        'invalid_argument',
+        `--heap-reserve must be <= ${MAX_HEAP_RESERVE_MB} (MB), got ${heapReserve}`,
+      );
+    reserveHeap(heapReserve);
     const store = openStore(values.store as string | undefined);
     const proxy = await startProxy({
       upstream,
