@@ -3,10 +3,11 @@
  * Room in the V8 heap for a long-running proxy. V8 sets the point of its next major collection from
  * the heap left live by the last one (a multiple of it), and starts marking as soon as the room left
  * before that point, less the memory outside the heap allocated since (request bodies), is smaller
- * than its young generation. `spillway serve` keeps about 18 MB live, while under load its young
- * generation grows to its full size (requests waiting on the upstream survive minor collections):
- * the room was never enough, and V8 ran a major collection every 100 to 300 ms at 16 clients, each
- * marking the whole heap on helper threads. A reserve of numbers raises the point without adding
+ * than its young generation. Serving a few conversations, `spillway serve` keeps about 18 MB live,
+ * while under load its young generation grows to its full size (requests waiting on the upstream
+ * survive minor collections): the room was never enough, and at 16 clients V8 ran up to 15 major
+ * collections per 4,000 requests, as often as one every 100 ms, each marking the whole heap on
+ * helper threads. A reserve of numbers raises the point without adding
  * work: an array of doubles holds no pointers, so marking it is marking one object.
  */
 

@@ -194,14 +194,34 @@ function clamp(value: number): number {
  * {@link MIN_CLASS_SAMPLES} reports mix the classes differently enough to tell them apart (fewer fit
  * two factors exactly whatever the next request holds), else one factor that fits them all.
  */
-function fitFactors(samples: readonly CalibrationSample[]): { text: number; overhead: number } {
+/** One factor for both classes: all the samples' reports over all their raw estimates. */
+function pooledFactor(samples: readonly CalibrationSample[]): number {
   let reported = 0;
   let raw = 0;
   for (const sample of samples) {
     reported += sample.reported;
     raw += sample.text + sample.overhead;
   }
-  const pooled = clamp(reported / raw);
+  return clamp(reported / raw);
+}
+
+/**
+ * How far `fitted` must go up to cover every sample by the margin, and down to stay under every one
+ * by it.
+ */
+function raisedBy(
+  samples: readonly CalibrationSample[],
+  fitted: { text: number; overhead: number },
+): { up: number; down: number } {
+  const ratios = samples.map(
+    (sample) => sample.reported / (sample.text * fitted.text + sample.overhead * fitted.overhead),
+  );
+  const margin = calibrationMargin(ratios);
+  return { up: Math.max(...ratios) * (1 + margin), down: Math.min(...ratios) / (1 + margin) };
+}
+
+function fitFactors(samples: readonly CalibrationSample[]): { text: number; overhead: number } {
+  const pooled = pooledFactor(samples);
   const shares = samples.map((sample) => sample.overhead / (sample.text + sample.overhead));
   if (samples.length >= MIN_CLASS_SAMPLES && Math.max(...shares) - Math.min(...shares) >= MIN_SHARE_SPREAD) {
     // Least squares on reported = text·t + overhead·o (the 2×2 normal equations).
@@ -228,13 +248,17 @@ function fitFactors(samples: readonly CalibrationSample[]): { text: number; over
 }
 
 function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, 'observations'> {
-  const fitted = fitFactors(samples);
-  const predicted = (sample: CalibrationSample) =>
-    sample.text * fitted.text + sample.overhead * fitted.overhead;
-  const ratios = samples.map((sample) => sample.reported / predicted(sample));
-  const margin = calibrationMargin(ratios);
-  const up = Math.max(...ratios) * (1 + margin);
-  const down = Math.min(...ratios) / (1 + margin);
+  const classes = fitFactors(samples);
+  const raised = raisedBy(samples, classes);
+  // Raised past the bound, a class factor would be cut back and the reports it was raised for
+  // estimated low: the classes then share one factor, which covers every report within the bound
+  // (a report past it is never observed).
+  const cut =
+    classes.text !== classes.overhead &&
+    Math.max(classes.text, classes.overhead) * raised.up > MAX_CALIBRATION_FACTOR;
+  const pooled = pooledFactor(samples);
+  const fitted = cut ? { text: pooled, overhead: pooled } : classes;
+  const { up, down } = cut ? raisedBy(samples, fitted) : raised;
   return {
     text: clamp(fitted.text * up),
     overhead: clamp(fitted.overhead * up),
