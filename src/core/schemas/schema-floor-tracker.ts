@@ -67,22 +67,22 @@ export class SchemaFloorTracker {
     budget: number;
     window: number;
   }): SchemaFloorCheck {
-    let cache = TOOL_ESTIMATES.get(counter);
-    if (!cache) {
-      cache = new WeakMap();
-      TOOL_ESTIMATES.set(counter, cache);
+    let perTool = TOOL_ESTIMATES.get(counter);
+    if (!perTool) {
+      perTool = new WeakMap();
+      TOOL_ESTIMATES.set(counter, perTool);
     }
-    const perTool = cache;
+    const cache = perTool;
     const floor = measureSchemaFloor({
       tools,
       messages,
       counter,
       messageEstimate,
       toolEstimate: (tool) => {
-        let raw = perTool.get(tool);
+        let raw = cache.get(tool);
         if (raw === undefined) {
           raw = toolEstimate(tool, counter);
-          perTool.set(tool, raw);
+          cache.set(tool, raw);
         }
         return raw;
       },
