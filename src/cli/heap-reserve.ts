@@ -7,8 +7,8 @@
  * while under load its young generation grows to its full size (requests waiting on the upstream
  * survive minor collections): the room was never enough, and at 16 clients V8 ran up to 15 major
  * collections per 4,000 requests, as often as one every 100 ms, each marking the whole heap on
- * helper threads. A reserve of numbers raises the point without adding
- * work: an array of doubles holds no pointers, so marking it is marking one object.
+ * helper threads. A reserve of numbers raises the point without adding work: an array of doubles
+ * holds no pointers, so marking it is marking one object.
  */
 
 /** Megabytes `spillway serve` reserves unless `--heap-reserve` says otherwise. */

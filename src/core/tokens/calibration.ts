@@ -189,11 +189,6 @@ function clamp(value: number): number {
   return Math.min(MAX_CALIBRATION_FACTOR, Math.max(MIN_CALIBRATION_FACTOR, value));
 }
 
-/**
- * The class factors that fit the samples, before the margin: one per class once at least
- * {@link MIN_CLASS_SAMPLES} reports mix the classes differently enough to tell them apart (fewer fit
- * two factors exactly whatever the next request holds), else one factor that fits them all.
- */
 /** One factor for both classes: all the samples' reports over all their raw estimates. */
 function pooledFactor(samples: readonly CalibrationSample[]): number {
   let reported = 0;
@@ -220,8 +215,12 @@ function raisedBy(
   return { up: Math.max(...ratios) * (1 + margin), down: Math.min(...ratios) / (1 + margin) };
 }
 
+/**
+ * The class factors that fit the samples, before the margin: one per class once at least
+ * {@link MIN_CLASS_SAMPLES} reports mix the classes differently enough to tell them apart (fewer fit
+ * two factors exactly whatever the next request holds), else one factor that fits them all.
+ */
 function fitFactors(samples: readonly CalibrationSample[]): { text: number; overhead: number } {
-  const pooled = pooledFactor(samples);
   const shares = samples.map((sample) => sample.overhead / (sample.text + sample.overhead));
   if (samples.length >= MIN_CLASS_SAMPLES && Math.max(...shares) - Math.min(...shares) >= MIN_SHARE_SPREAD) {
     // Least squares on reported = text·t + overhead·o (the 2×2 normal equations).
@@ -244,21 +243,24 @@ function fitFactors(samples: readonly CalibrationSample[]): { text: number; over
       if (text > 0 && overhead > 0) return { text: clamp(text), overhead: clamp(overhead) };
     }
   }
+  const pooled = pooledFactor(samples);
   return { text: pooled, overhead: pooled };
 }
 
 function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, 'observations'> {
-  const classes = fitFactors(samples);
-  const raised = raisedBy(samples, classes);
+  let fitted = fitFactors(samples);
+  let { up, down } = raisedBy(samples, fitted);
   // Raised past the bound, a class factor would be cut back and the reports it was raised for
   // estimated low: the classes then share one factor, which covers every report within the bound
   // (a report past it is never observed).
-  const cut =
-    classes.text !== classes.overhead &&
-    Math.max(classes.text, classes.overhead) * raised.up > MAX_CALIBRATION_FACTOR;
-  const pooled = pooledFactor(samples);
-  const fitted = cut ? { text: pooled, overhead: pooled } : classes;
-  const { up, down } = cut ? raisedBy(samples, fitted) : raised;
+  if (
+    fitted.text !== fitted.overhead &&
+    Math.max(fitted.text, fitted.overhead) * up > MAX_CALIBRATION_FACTOR
+  ) {
+    const pooled = pooledFactor(samples);
+    fitted = { text: pooled, overhead: pooled };
+    ({ up, down } = raisedBy(samples, fitted));
+  }
   return {
     text: clamp(fitted.text * up),
     overhead: clamp(fitted.overhead * up),
