@@ -44,10 +44,10 @@ export async function forwardUnchanged({
     });
     const status = upstream.statusCode ?? 502;
     if (status >= 500) runtime.metrics.upstreamErrors.add({ reason: 'http_5xx' });
-    response.writeHead(status, {
-      ...forwardedResponseHeaders(upstream.headers, { keepLength: true }),
-      ...headers,
-    });
+    response.writeHead(
+      status,
+      forwardedResponseHeaders(upstream.headers, { keepLength: true, also: headers }),
+    );
     await pipeline(upstream, response);
   } catch (error) {
     if (signal.aborted) return;

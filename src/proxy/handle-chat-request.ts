@@ -372,8 +372,9 @@ async function remember({
 }): Promise<void> {
   const { driver, request, key, conversation } = prepared;
   const model = request.model;
-  const state = conversationStateOf(driver, conversation);
-  const calibration = driver.manager.state.calibration;
+  const driverState = driver.state;
+  const state = conversationStateOf(driverState, conversation);
+  const calibration = driverState.manager.calibration;
   // Written only when it counts differently: a reply that repeats what is known costs no write.
   const calibrated =
     model !== undefined && !calibrationsAgree(calibration, prepared.calibration ?? createCalibration());

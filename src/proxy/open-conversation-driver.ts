@@ -10,6 +10,7 @@ import {
   type ChatRequest,
   ConversationDriver,
   createCalibration,
+  type DriverState,
   type ManagerState,
   sendPolicy,
   tokenizerFamilyOf,
@@ -84,15 +85,22 @@ export function openConversationDriver({
   return driver;
 }
 
-/** The conversation's part of a driver's state, to store; `undefined` when it did not change. */
+/**
+ * The conversation's part of a driver's state (`driver.state`, read once by the caller), to store;
+ * `undefined` when it did not change.
+ */
 export function conversationStateOf(
-  driver: ConversationDriver,
+  { manager, prefix }: DriverState,
   previous: ConversationState,
 ): ConversationState | undefined {
-  const { manager, prefix } = driver.state;
   const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(manager))
+  // `for…in` and assignment: no array of pairs, no spread (this runs for every proxied request).
+  for (const key in manager) {
+    const value = manager[key as keyof typeof manager];
     if (!MODEL_STATE_KEYS.has(key) && value !== undefined) kept[key] = value;
-  const next: ConversationState = { driver: { manager: kept, ...(prefix ? { prefix } : {}) } };
+  }
+  const next: ConversationState = prefix
+    ? { driver: { manager: kept, prefix } }
+    : { driver: { manager: kept } };
   return JSON.stringify(next) === JSON.stringify(previous) ? undefined : next;
 }

@@ -85,6 +85,8 @@ export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
   return url;
 }
 
+const JSON_CONTENT = { 'content-type': 'application/json' };
+
 /**
  * A JSON body POSTed to the exchange's path upstream, with the client's own headers (credentials,
  * `anthropic-beta`, …) and the answer asked for uncompressed.
@@ -98,10 +100,11 @@ export function upstreamJsonPost(
   return {
     url: upstreamUrl(runtime, exchange.path),
     method: 'POST',
-    headers: {
-      ...forwardedRequestHeaders(exchange.request.headers, { identity: true, bodyBytes: body.length }),
-      'content-type': 'application/json',
-    },
+    headers: forwardedRequestHeaders(exchange.request.headers, {
+      identity: true,
+      bodyBytes: body.length,
+      also: JSON_CONTENT,
+    }),
     body,
     signal,
     agents: runtime.agents,

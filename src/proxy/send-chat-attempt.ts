@@ -157,7 +157,7 @@ export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<
     });
     const upstream = reply.response;
     const status = upstream.statusCode ?? 502;
-    const passed = { ...forwardedResponseHeaders(upstream.headers), ...headers };
+    const passed = forwardedResponseHeaders(upstream.headers, { also: headers });
     if (reply.body === undefined) return await relayEvents(options, upstream, passed, classify);
     const bytes = reply.body;
     const text = bytes.toString('utf8');
@@ -175,7 +175,8 @@ export async function sendChatAttempt(options: SendChatAttemptOptions): Promise<
       endStreamWithError(exchange, text);
       return { kind: 'forwarded', status };
     }
-    response.writeHead(status, { ...passed, 'content-length': String(bytes.length) });
+    passed['content-length'] = String(bytes.length);
+    response.writeHead(status, passed);
     response.end(bytes);
     const promptTokens = status < 300 ? promptTokensOfReply(json) : undefined;
     return { kind: 'forwarded', status, ...(promptTokens === undefined ? {} : { promptTokens }) };
