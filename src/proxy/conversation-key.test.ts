@@ -41,4 +41,16 @@ describe('conversationKey', () => {
     expect(hashMessages([other, task])).toBe(plain([other, task]));
     expect(hashMessages([other, task])).not.toBe(hashMessages(head));
   });
+
+  it('is the SHA-256 of the model, the credential and the head hash, while others come and go', () => {
+    const expected = (model: string, credential?: string) =>
+      sha256(`${model}\n${credential === undefined ? '' : `${credential}\n`}${hashMessages([system, task])}`);
+    expect(conversationKey({ model: 'm', messages: history })).toBe(expected('m'));
+    expect(conversationKey({ model: 'm', messages: history, credential: 'c1' })).toBe(expected('m', 'c1'));
+    // More keys than are remembered, then the first ones again: the same keys.
+    for (let index = 0; index < 3_000; index++)
+      conversationKey({ model: `model-${index}`, messages: history, credential: String(index) });
+    expect(conversationKey({ model: 'm', messages: history })).toBe(expected('m'));
+    expect(conversationKey({ model: 'm', messages: history, credential: 'c1' })).toBe(expected('m', 'c1'));
+  });
 });

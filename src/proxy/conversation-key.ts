@@ -40,5 +40,19 @@ export function conversationKey({
   const { head } = splitTurns(messages);
   const headHash = hashMessages(messages.slice(head.start, head.end));
   const identity = credential === undefined ? '' : `${credential}\n`;
-  return sha256(`${model ?? ''}\n${identity}${headHash}`);
+  const text = `${model ?? ''}\n${identity}${headHash}`;
+  let key = KEYS.get(text);
+  if (key === undefined) {
+    key = sha256(text);
+    if (KEYS.size >= MAX_KEYS) KEYS.clear();
+    KEYS.set(text, key);
+  }
+  return key;
 }
+
+/**
+ * Keys made lately, by what they hash: the requests of a conversation all have its key, and a
+ * SHA-256 costs microseconds. Bounded: cleared when full.
+ */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 1_024;

@@ -12,6 +12,7 @@ import {
   estimateMessage,
   estimateTools,
   MAX_JSON_DEPTH,
+  markDepthChecked,
   readJsonText,
   readRequest,
   type TokenCounter,
@@ -73,7 +74,11 @@ async function prepareLarge(body: Buffer, exchange: Exchange): Promise<void> {
  */
 function readBody(exchange: Exchange, body: Buffer): boolean {
   const read = readJsonText(body);
-  if (read.kind === 'value') rememberParsedBody(body, read.value);
+  if (read.kind === 'value') {
+    // Its text was scanned for depth, and the proxy never changes a body it read.
+    markDepthChecked(read.value);
+    rememberParsedBody(body, read.value);
+  }
   if (read.kind !== 'too_deep') return true;
   sendProxyError(exchange, {
     status: 400,

@@ -126,6 +126,18 @@ export function scalarFactor(calibration: Calibration): number {
   return Math.max(calibration.text, calibration.overhead);
 }
 
+/** The largest and smallest of some numbers (as `Math.max` and `Math.min` of them, without spreading). */
+function extremes(values: readonly number[]): { high: number; low: number } {
+  let high = Number.NEGATIVE_INFINITY;
+  let low = Number.POSITIVE_INFINITY;
+  for (const value of values) {
+    if (Number.isNaN(value)) return { high: Number.NaN, low: Number.NaN };
+    if (value > high) high = value;
+    if (value < low) low = value;
+  }
+  return { high, low };
+}
+
 /**
  * The margin the factors keep above the observed reports: `FIRST_MARGIN / sqrt(n)`, at least
  * `MIN_MARGIN`, and at least the spread of the reports around the fit (relative), so disagreeing
@@ -133,8 +145,7 @@ export function scalarFactor(calibration: Calibration): number {
  */
 export function calibrationMargin(ratios: readonly number[]): number {
   if (ratios.length === 0) return FIRST_MARGIN;
-  const high = Math.max(...ratios);
-  const low = Math.min(...ratios);
+  const { high, low } = extremes(ratios);
   const spread = high > 0 ? (high - low) / high : 0;
   return Math.max(MIN_MARGIN, FIRST_MARGIN / Math.sqrt(ratios.length), spread);
 }
@@ -212,7 +223,8 @@ function raisedBy(
     (sample) => sample.reported / (sample.text * fitted.text + sample.overhead * fitted.overhead),
   );
   const margin = calibrationMargin(ratios);
-  return { up: Math.max(...ratios) * (1 + margin), down: Math.min(...ratios) / (1 + margin) };
+  const { high, low } = extremes(ratios);
+  return { up: high * (1 + margin), down: low / (1 + margin) };
 }
 
 /**
@@ -222,7 +234,8 @@ function raisedBy(
  */
 function fitFactors(samples: readonly CalibrationSample[]): { text: number; overhead: number } {
   const shares = samples.map((sample) => sample.overhead / (sample.text + sample.overhead));
-  if (samples.length >= MIN_CLASS_SAMPLES && Math.max(...shares) - Math.min(...shares) >= MIN_SHARE_SPREAD) {
+  const { high, low } = extremes(shares);
+  if (samples.length >= MIN_CLASS_SAMPLES && high - low >= MIN_SHARE_SPREAD) {
     // Least squares on reported = text·t + overhead·o (the 2×2 normal equations).
     let tt = 0;
     let oo = 0;

@@ -59,4 +59,13 @@ describe('tokenizerFamilyOf', () => {
     expect(tokenizerFamilyOf('Qwen/Qwen2.5-7B-Instruct')).toBe('conservative');
     expect(tokenizerFamilyOf(undefined)).toBe('conservative');
   });
+
+  it('places an id the same way again, after more ids than it remembers', async () => {
+    const { tokenizerFamilyOf } = await import('./tokenizer-family.js');
+    for (let index = 0; index < 2_500; index++)
+      expect(tokenizerFamilyOf(`org/gpt-4o-${index}`)).toBe('o200k');
+    expect(tokenizerFamilyOf('org/gpt-4o-7')).toBe('o200k');
+    expect(tokenizerFamilyOf('gpt-4-turbo')).toBe('cl100k');
+    expect(tokenizerFamilyOf('GPT-4-TURBO')).toBe('cl100k');
+  });
 });

@@ -46,6 +46,18 @@ export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
  */
 export function tokenizerFamilyOf(model: string | undefined): TokenizerFamily {
   if (model === undefined) return 'conservative';
-  for (const [family, pattern] of FAMILY_PATTERNS) if (pattern.test(model)) return family;
-  return 'conservative';
+  let family = PLACED.get(model);
+  if (family === undefined) {
+    family = FAMILY_PATTERNS.find(([, pattern]) => pattern.test(model))?.[0] ?? 'conservative';
+    if (PLACED.size >= MAX_PLACED) PLACED.clear();
+    PLACED.set(model, family);
+  }
+  return family;
 }
+
+/**
+ * Model ids placed before: a proxy places the same few ids several times a request, and a miss
+ * tests up to six patterns. Bounded: cleared when full.
+ */
+const PLACED = new Map<string, TokenizerFamily>();
+const MAX_PLACED = 1_024;

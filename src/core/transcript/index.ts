@@ -12,9 +12,11 @@ export { contentHash, digestItems, digestMessages, hashText, ListMemo } from './
 export { fromGemini, GEMINI_CALL_ID_PREFIX, toGemini } from './gemini-generate-content.js';
 export type * from './gemini-wire.js';
 export {
+  isDepthChecked,
   type JsonDepthExcess,
   jsonTextDepthExcess,
   MAX_JSON_DEPTH,
+  markDepthChecked,
   tooDeepMessage,
   valueDepthExceeds,
 } from './json-depth.js';

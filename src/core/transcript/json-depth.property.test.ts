@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromAnthropic } from './anthropic-messages.js';
-import { jsonTextDepthExcess, MAX_JSON_DEPTH, valueDepthExceeds } from './json-depth.js';
+import {
+  isDepthChecked,
+  jsonTextDepthExcess,
+  MAX_JSON_DEPTH,
+  markDepthChecked,
+  valueDepthExceeds,
+} from './json-depth.js';
 import { fromOpenAIChat } from './openai-chat.js';
 
 /** The depth of a parsed JSON value, recursively (fine for the small values generated here). */
@@ -50,6 +56,20 @@ describe('JSON depth', () => {
     }
     const atLimit = `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
     expect(fromOpenAIChat(atLimit).messages).toHaveLength(1);
+  });
+
+  it('walks a parsed value again unless it was marked as read from a text scanned for depth', () => {
+    const text = `{"model":"m","messages":[{"role":"user","content":"hi"}],"x":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
+    expect(jsonTextDepthExcess(text)).toBeDefined();
+    const value = JSON.parse(text) as unknown;
+    expect(isDepthChecked(value)).toBe(false);
+    expect(() => fromOpenAIChat(value)).toThrow(expect.objectContaining({ code: 'invalid_transcript' }));
+    const checked = JSON.parse('{"model":"m","messages":[{"role":"user","content":"hi"}]}') as unknown;
+    markDepthChecked(checked);
+    markDepthChecked('not an object');
+    expect(isDepthChecked(checked)).toBe(true);
+    expect(isDepthChecked(JSON.parse('{"model":"m"}'))).toBe(false);
+    expect(fromOpenAIChat(checked).messages).toHaveLength(1);
   });
 
   it('counts a cycle as too deep instead of looping', () => {

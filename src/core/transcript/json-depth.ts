@@ -157,6 +157,25 @@ export function valueDepthExceeds(value: unknown, maxDepth = MAX_JSON_DEPTH): bo
   return false;
 }
 
+/** Values parsed from a text whose depth was scanned (within {@link MAX_JSON_DEPTH}), not walked again. */
+const CHECKED_DEPTH = new WeakSet<object>();
+
+/**
+ * Records that `value` was parsed from a JSON text scanned for depth ({@link jsonTextDepthExcess}
+ * found nothing), by a caller that does not change it: readers of a body skip walking it again.
+ *
+ * @example
+ * if (read.kind === 'value') markDepthChecked(read.value);
+ */
+export function markDepthChecked(value: unknown): void {
+  if (typeof value === 'object' && value !== null) CHECKED_DEPTH.add(value);
+}
+
+/** Whether `value` was recorded by {@link markDepthChecked}. */
+export function isDepthChecked(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && CHECKED_DEPTH.has(value);
+}
+
 /** The message for a value or text nested too deep, saying what to do. */
 export function tooDeepMessage(what: string, maxDepth = MAX_JSON_DEPTH): string {
   return `${what} nests arrays and objects deeper than ${maxDepth} levels; no conversation needs that many, so send a flatter one`;

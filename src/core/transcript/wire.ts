@@ -1,6 +1,7 @@
 import { SpillwayError } from '../errors/index.js';
 import { ContentMemo } from './content-memo.js';
 import {
+  isDepthChecked,
   isRecord,
   jsonTextDepthExcess,
   MAX_JSON_DEPTH,
@@ -96,7 +97,7 @@ export function readObjectBody(
     if (read.kind === 'not_json')
       throw invalid(`${what} is not valid JSON (${read.error.message}); send a JSON object`);
     value = read.value;
-  } else if (valueDepthExceeds(withoutItems(body, itemsOf)))
+  } else if (!isDepthChecked(body) && valueDepthExceeds(withoutItems(body, itemsOf)))
     throw invalid(tooDeepMessage(what), { maxDepth: MAX_JSON_DEPTH });
   if (!isRecord(value)) throw invalid(`${what} must be a JSON object with ${needs}`);
   return value;
