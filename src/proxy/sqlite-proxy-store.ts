@@ -121,10 +121,11 @@ export function createSqliteProxyStore({
   timer?.unref();
   return {
     kind: 'sqlite',
-    async get(key) {
+    // Reads return `retryBusyAsync`'s promise: a read that is not busy settles at once.
+    get(key) {
       return retryBusyAsync(() => read(current(), key, now()));
     },
-    async getMany(keys) {
+    getMany(keys) {
       return retryBusyAsync(() => {
         const cache = current();
         const at = now();

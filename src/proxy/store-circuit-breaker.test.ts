@@ -78,4 +78,21 @@ describe('withCircuitBreaker', () => {
     }
     expect(guarded.circuit).toBe('closed');
   });
+
+  it('counts a store that throws instead of rejecting as failing, and hands back a rejection', async () => {
+    const inner = createMemoryProxyStore();
+    const throwing: ProxyStore = {
+      ...inner,
+      kind: 'redis',
+      get: () => {
+        throw new Error('not connected');
+      },
+    };
+    const guarded = withCircuitBreaker(throwing, { failuresToOpen: 2 });
+    const first = guarded.get('k');
+    await expect(first).rejects.toThrow('not connected');
+    await expect(guarded.get('k')).rejects.toThrow('not connected');
+    expect(guarded.circuit).toBe('open');
+    await expect(guarded.get('k')).rejects.toSatisfy(isCircuitOpenError);
+  });
 });

@@ -83,24 +83,32 @@ export function withCircuitBreaker(
       },
     );
   };
-  const guard = async <T>(operation: () => Promise<T>): Promise<T> => {
-    if (state === 'half_open') throw refused();
+  const succeeded = <T>(result: T): T => {
+    failures = 0;
+    return result;
+  };
+  const failed = (error: unknown): never => {
+    failures++;
+    if (failures >= failuresToOpen && state === 'closed') {
+      openedAt = now();
+      move('open', error);
+    }
+    throw error;
+  };
+  // Settled with `then`, not an async function: every request reads through here.
+  const guard = <T>(operation: () => Promise<T>): Promise<T> => {
+    if (state === 'half_open') return Promise.reject(refused());
     if (state === 'open') {
       if (now() - openedAt >= retryAfterMs) tryInBackground();
-      throw refused();
+      return Promise.reject(refused());
     }
+    let pending: Promise<T>;
     try {
-      const result = await operation();
-      failures = 0;
-      return result;
+      pending = operation();
     } catch (error) {
-      failures++;
-      if (failures >= failuresToOpen && state === 'closed') {
-        openedAt = now();
-        move('open', error);
-      }
-      throw error;
+      pending = Promise.reject(error);
     }
+    return pending.then(succeeded, failed);
   };
   return {
     kind: store.kind,

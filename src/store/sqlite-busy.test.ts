@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BUSY_RETRIES, isBusyError, retryBusy, writeTransaction } from './sqlite-busy.js';
+import { BUSY_RETRIES, isBusyError, retryBusy, retryBusyAsync, writeTransaction } from './sqlite-busy.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'spillway-busy-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -43,6 +43,53 @@ describe('retryBusy', () => {
     expect(calls).toBe(1);
     expect(isBusyError(busy('SQLITE_LOCKED'))).toBe(true);
     expect(isBusyError(new TypeError('x'))).toBe(false);
+  });
+});
+
+describe('retryBusyAsync', () => {
+  it('settles at once without a busy failure, and rejects (never throws) whatever fails', async () => {
+    let calls = 0;
+    const done = retryBusyAsync(() => {
+      calls++;
+      return 'read';
+    });
+    expect(calls).toBe(1);
+    await expect(done).resolves.toBe('read');
+    const failed = retryBusyAsync(() => {
+      calls++;
+      throw Object.assign(new Error('constraint'), { code: 'SQLITE_CONSTRAINT' });
+    });
+    await expect(failed).rejects.toThrow('constraint');
+    expect(calls).toBe(2);
+  });
+
+  it('retries busy failures after a pause, at most BUSY_RETRIES times', async () => {
+    let calls = 0;
+    await expect(
+      retryBusyAsync(() => {
+        calls++;
+        if (calls < 3) throw busy();
+        return 'written';
+      }),
+    ).resolves.toBe('written');
+    expect(calls).toBe(3);
+    calls = 0;
+    await expect(
+      retryBusyAsync(() => {
+        calls++;
+        throw busy(calls === 1 ? 'SQLITE_BUSY' : 'SQLITE_LOCKED');
+      }),
+    ).rejects.toThrow('database is locked');
+    expect(calls).toBe(BUSY_RETRIES + 1);
+    calls = 0;
+    await expect(
+      retryBusyAsync(() => {
+        calls++;
+        if (calls === 1) throw busy();
+        throw new TypeError('not busy');
+      }),
+    ).rejects.toThrow('not busy');
+    expect(calls).toBe(2);
   });
 });
 

@@ -53,16 +53,32 @@ export function retryBusy<T>(work: () => T): T {
   }
 }
 
-/** {@link retryBusy} for callers that may wait without blocking (the proxy store). */
-export async function retryBusyAsync<T>(work: () => T): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+/**
+ * {@link retryBusy} for callers that may wait without blocking (the proxy store). Work that is not
+ * busy settles the promise at once: no async function around it, since most calls are.
+ */
+export function retryBusyAsync<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    if (!isBusyError(error)) return Promise.reject(error);
+    return retryBusyLater(work, error);
+  }
+}
+
+/** The retries of {@link retryBusyAsync} after a first busy failure, each after its pause. */
+async function retryBusyLater<T>(work: () => T, first: unknown): Promise<T> {
+  let last = first;
+  for (let attempt = 0; attempt < BUSY_RETRIES; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, pauseFor(attempt)));
     try {
       return work();
     } catch (error) {
-      if (!isBusyError(error) || attempt >= BUSY_RETRIES) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pauseFor(attempt)));
+      if (!isBusyError(error)) throw error;
+      last = error;
     }
   }
+  throw last;
 }
 
 /**
