@@ -102,5 +102,31 @@ export function conversationStateOf(
   const next: ConversationState = prefix
     ? { driver: { manager: kept, prefix } }
     : { driver: { manager: kept } };
-  return JSON.stringify(next) === JSON.stringify(previous) ? undefined : next;
+  return sameData(next, previous) ? undefined : next;
+}
+
+/**
+ * Whether two values are the same data as JSON writes it, key order aside (a property set to
+ * `undefined` is none). Walked rather than written out twice: this runs for every proxied request.
+ * Past `depth` levels it answers `false`, which only costs a write.
+ */
+export function sameData(a: unknown, b: unknown, depth = 32): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth === 0) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let index = 0; index < a.length; index++) if (!sameData(a[index], b[index], depth - 1)) return false;
+    return true;
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    const value = left[key];
+    if (value === undefined) continue;
+    if (!sameData(value, right[key], depth - 1)) return false;
+    keys++;
+  }
+  for (const key in right) if (right[key] !== undefined) keys--;
+  return keys === 0;
 }
