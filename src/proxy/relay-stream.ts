@@ -154,32 +154,42 @@ export class EventText {
   }
 }
 
-/** Splits bytes into lines (each with its `\n`), keeping an unfinished last line for the next chunk. */
+/**
+ * Reads bytes line by line (each with its `\n`), keeping an unfinished last line for the next chunk.
+ * Lines are cut only as they are read: once content passes, what is left of a chunk goes out as one
+ * piece of it.
+ */
 class LineSplitter {
-  #partial: Buffer = Buffer.alloc(0);
+  #bytes: Buffer = Buffer.alloc(0);
+  #at = 0;
 
-  /** The complete lines in what has come so far. */
-  push(chunk: Buffer): Buffer[] {
-    const bytes = this.#partial.length === 0 ? chunk : Buffer.concat([this.#partial, chunk]);
-    const lines: Buffer[] = [];
-    let start = 0;
-    for (let end = bytes.indexOf(0x0a, start); end !== -1; end = bytes.indexOf(0x0a, start)) {
-      lines.push(bytes.subarray(start, end + 1));
-      start = end + 1;
-    }
-    this.#partial = bytes.subarray(start);
-    return lines;
+  /** Starts on a chunk, after what is left unread of the ones before (an unfinished line). */
+  push(chunk: Buffer): void {
+    const left = this.#bytes.subarray(this.#at);
+    this.#bytes = left.length === 0 ? chunk : Buffer.concat([left, chunk]);
+    this.#at = 0;
   }
 
-  /** The unfinished line, taken out. */
+  /** The next complete line; none when only an unfinished one is left (kept for the next chunk). */
+  next(): Buffer | undefined {
+    const end = this.#bytes.indexOf(0x0a, this.#at);
+    if (end === -1) return undefined;
+    const line = this.#bytes.subarray(this.#at, end + 1);
+    this.#at = end + 1;
+    return line;
+  }
+
+  /** Everything not read yet, complete lines and the unfinished one, taken out. */
   rest(): Buffer {
-    const rest = this.#partial;
-    this.#partial = Buffer.alloc(0);
+    const rest = this.#bytes.subarray(this.#at);
+    this.#bytes = Buffer.alloc(0);
+    this.#at = 0;
     return rest;
   }
 
+  /** Bytes not read yet. */
   get pendingBytes(): number {
-    return this.#partial.length;
+    return this.#bytes.length - this.#at;
   }
 }
 
@@ -264,8 +274,8 @@ export async function relayStream({
   /** Routes one chunk before content: comments out, events held; false once an error came first. */
   const route = async (chunk: Buffer): Promise<boolean> => {
     const out: Buffer[] = [];
-    const complete = lines.push(chunk);
-    for (const [index, line] of complete.entries()) {
+    lines.push(chunk);
+    for (let line = lines.next(); line !== undefined; line = lines.next()) {
       keepAlive = false;
       parser.feed(decoder.write(line));
       if (isPassable(line, inEvent)) {
@@ -284,7 +294,7 @@ export async function relayStream({
       }
       if (contentSeen) {
         await flush(Buffer.concat(out));
-        await startPassing(Buffer.concat([...complete.slice(index + 1), lines.rest()]));
+        await startPassing(lines.rest());
         return true;
       }
     }
