@@ -67,14 +67,21 @@ function fakeClient(): {
   };
 }
 
-/** An OpenAI stream: a role preamble, `contents.length` content chunks, a usage chunk, `[DONE]`. */
-function openAIStream(contents: string[], promptTokens: number, comment: boolean): string {
+/**
+ * An OpenAI stream: a role preamble, `contents.length` content chunks (the one at `errorAt` an error
+ * event instead), a usage chunk, `[DONE]`.
+ */
+function openAIStream(contents: string[], promptTokens: number, comment: boolean, errorAt = -1): string {
   const chunk = (delta: object, extra: object = {}) =>
     `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }], usage: null, ...extra })}\n\n`;
   return [
     comment ? ': PROCESSING\n\n' : '',
     chunk({ role: 'assistant', content: '' }),
-    ...contents.map((content) => chunk({ content })),
+    ...contents.map((content, index) =>
+      index === errorAt
+        ? `data: ${JSON.stringify({ error: { message: 'upstream failed', type: 'server_error' } })}\n\n`
+        : chunk({ content }),
+    ),
     `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: promptTokens, completion_tokens: 3 } })}\n\n`,
     'data: [DONE]\n\n',
   ].join('');
@@ -84,12 +91,22 @@ describe('relayStream', () => {
   it('passes every byte of a stream on, however it is cut into chunks, and finds its usage', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ unit: fc.constantFrom('a', ' ', 'é', '\n', '"', ':') }), { maxLength: 6 }),
+        fc.array(fc.string({ unit: fc.constantFrom('a', ' ', 'é', '\n', '"', ':', 'usage', 'error') }), {
+          minLength: 1,
+          maxLength: 6,
+        }),
         fc.integer({ min: 1, max: 100_000 }),
         fc.boolean(),
         fc.array(fc.nat(), { maxLength: 8 }),
-        async (contents, promptTokens, comment, cuts) => {
-          const bytes = Buffer.from(openAIStream(contents, promptTokens, comment));
+        fc.option(fc.nat({ max: 5 }), { nil: undefined }),
+        async (contents, promptTokens, comment, cuts, errorAt) => {
+          // An error event in place of a content after the first one that has text.
+          const first = contents.findIndex((content) => content !== '');
+          const errorIndex =
+            errorAt !== undefined && first !== -1 && errorAt > first && errorAt < contents.length
+              ? errorAt
+              : -1;
+          const bytes = Buffer.from(openAIStream(contents, promptTokens, comment, errorIndex));
           const at = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
           const chunks: Buffer[] = [];
           let from = 0;
@@ -107,7 +124,7 @@ describe('relayStream', () => {
           expect(outcome).toEqual({
             kind: 'relayed',
             promptTokens,
-            errorAfterContent: false,
+            errorAfterContent: errorIndex !== -1,
             interrupted: false,
           });
           expect(Buffer.concat(client.written).toString()).toBe(bytes.toString());

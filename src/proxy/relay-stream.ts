@@ -256,6 +256,26 @@ export async function relayStream({
   });
   const decoder = new EventText();
   const lines = new LineSplitter();
+  /** The parser has read whole events so far (none begun). */
+  let betweenEvents = false;
+  /**
+   * Feeds text that is passed on. After content, whole events that cannot carry usage or an error
+   * (see `onEvent`) are not parsed: the parser starts at the event holding the first `"usage` or
+   * `"error"`, or after the last whole event.
+   */
+  const feedPassing = (text: string): void => {
+    let rest = text;
+    if (contentSeen && betweenEvents) {
+      const usage = rest.indexOf('"usage');
+      const error = rest.indexOf('"error"');
+      const first = usage === -1 ? error : error === -1 ? usage : Math.min(usage, error);
+      const skipTo = first === -1 ? rest.lastIndexOf('\n\n') : rest.lastIndexOf('\n\n', first);
+      if (skipTo !== -1) rest = rest.slice(skipTo + 2);
+    }
+    if (rest === '') return;
+    parser.feed(rest);
+    betweenEvents = rest.endsWith('\n\n');
+  };
   const flush = async (chunk: Buffer): Promise<void> => {
     if (chunk.length === 0) return;
     if (!response.headersSent) commit();
@@ -265,7 +285,9 @@ export async function relayStream({
   /** From content on, every byte goes out; `rest` (not parsed yet) is what came after the content. */
   const startPassing = async (rest: Buffer): Promise<void> => {
     passing = true;
-    parser.feed(decoder.write(rest));
+    // Content was seen as the parser read an event's closing line: it stands between events.
+    betweenEvents = contentSeen;
+    feedPassing(decoder.write(rest));
     const out = Buffer.concat([...held, rest]);
     held.length = 0;
     if (!response.headersSent) commit();
@@ -306,7 +328,7 @@ export async function relayStream({
     for await (const chunk of upstream) {
       const buffer = chunk as Buffer;
       if (passing) {
-        parser.feed(decoder.write(buffer));
+        feedPassing(decoder.write(buffer));
         await flush(buffer);
         continue;
       }
