@@ -135,6 +135,26 @@ describe('relayStream', () => {
     );
   });
 
+  it('finds usage whose object begins on the next data line of its event', async () => {
+    const content = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'hi' } }], usage: null })}\n\n`;
+    const usage = 'data: {"choices":[],"usage":\ndata: {"prompt_tokens":812,"completion_tokens":1}}\n\n';
+    const client = fakeClient();
+    const bytes = Buffer.from(`${content}${content}${usage}data: [DONE]\n\n`);
+    const outcome = await relayStream({
+      upstream: Readable.from([bytes]) as unknown as IncomingMessage,
+      response: client.response,
+      commit: client.commit,
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toEqual({
+      kind: 'relayed',
+      promptTokens: 812,
+      errorAfterContent: false,
+      interrupted: false,
+    });
+    expect(Buffer.concat(client.written).toString()).toBe(bytes.toString());
+  });
+
   it('holds back events until content, and hands back an error that comes first', async () => {
     const error = `data: ${JSON.stringify({ error: { message: 'prompt is too long', code: 'context_length_exceeded' } })}\n\n`;
     const text = `: PROCESSING\n\ndata: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })}\n\n${error}`;

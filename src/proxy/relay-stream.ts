@@ -121,6 +121,12 @@ function promptTokensOf(data: unknown): number | undefined {
 /** A usage figure in an event's data: `"usage"` (or Gemini's `"usageMetadata"`) holding an object. */
 const USAGE_OBJECT = /"usage(?:Metadata)?"\s*:\s*\{/;
 
+/**
+ * {@link USAGE_OBJECT} in a stream's text, where an event's data may go on in the next `data:` line:
+ * a usage key at the end of a line may hold an object too (`"usage": null` holds none).
+ */
+const USAGE_IN_TEXT = /"usage(?:Metadata)?"\s*:\s*(?:\{|\r?$)/m;
+
 function parseData(text: string): unknown {
   if (text === '[DONE]') return undefined;
   try {
@@ -260,13 +266,13 @@ export async function relayStream({
   let betweenEvents = false;
   /**
    * Feeds text that is passed on. After content, whole events that cannot carry usage or an error
-   * (see `onEvent`) are not parsed: the parser starts at the event holding the first `"usage` or
-   * `"error"`, or after the last whole event.
+   * (see `onEvent`) are not parsed: the parser starts at the event holding the first usage object
+   * or `"error"`, or after the last whole event.
    */
   const feedPassing = (text: string): void => {
     let rest = text;
     if (contentSeen && betweenEvents) {
-      const usage = rest.indexOf('"usage');
+      const usage = USAGE_IN_TEXT.exec(rest)?.index ?? -1;
       const error = rest.indexOf('"error"');
       const first = usage === -1 ? error : error === -1 ? usage : Math.min(usage, error);
       const skipTo = first === -1 ? rest.lastIndexOf('\n\n') : rest.lastIndexOf('\n\n', first);
