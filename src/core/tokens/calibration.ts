@@ -169,12 +169,9 @@ export function observeCalibration(
     return calibration;
   if (reported / total > MAX_CALIBRATION_FACTOR || reported / total < MIN_CALIBRATION_FACTOR)
     return calibration;
-  const samples = [...calibration.samples, { ...input, reported }].slice(-CALIBRATION_WINDOW);
-  return {
-    ...fromSamples(samples),
-    observations: calibration.observations + 1,
-    ...tokenizerOf(calibration),
-  };
+  const sample: CalibrationSample = { text: input.text, overhead: input.overhead, reported };
+  const samples = [...calibration.samples, sample].slice(-CALIBRATION_WINDOW);
+  return fromSamples(samples, calibration.observations + 1, calibration.tokenizer);
 }
 
 /**
@@ -260,7 +257,15 @@ function fitFactors(samples: readonly CalibrationSample[]): { text: number; over
   return { text: pooled, overhead: pooled };
 }
 
-function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, 'observations'> {
+/**
+ * The calibration the samples make. Built as one literal, the tokenizer check set after it, not
+ * spread together: a proxy observes a report per request.
+ */
+function fromSamples(
+  samples: readonly CalibrationSample[],
+  observations: number,
+  tokenizer: TokenizerCheck | undefined,
+): Calibration {
   let fitted = fitFactors(samples);
   let { up, down } = raisedBy(samples, fitted);
   // Raised past the bound, a class factor would be cut back and the reports it was raised for
@@ -274,13 +279,16 @@ function fromSamples(samples: readonly CalibrationSample[]): Omit<Calibration, '
     fitted = { text: pooled, overhead: pooled };
     ({ up, down } = raisedBy(samples, fitted));
   }
-  return {
+  const calibration: Calibration = {
     text: clamp(fitted.text * up),
     overhead: clamp(fitted.overhead * up),
     textLow: fitted.text * down,
     overheadLow: fitted.overhead * down,
+    observations,
     samples: [...samples],
   };
+  if (tokenizer !== undefined) calibration.tokenizer = tokenizer;
+  return calibration;
 }
 
 /**
@@ -315,7 +323,7 @@ export function parseCalibration(value: unknown): Calibration | undefined {
   return checked(
     samples.length === 0
       ? { ...createCalibration(), observations: candidate.observations, ...tokenizer }
-      : { ...fromSamples(samples), observations: candidate.observations, ...tokenizer },
+      : fromSamples(samples, candidate.observations, tokenizer.tokenizer),
   );
 }
 
@@ -371,7 +379,8 @@ export function calibrationsAgree(a: Calibration, b: Calibration): boolean {
         sample.text === other.text && sample.overhead === other.overhead && sample.reported === other.reported
       );
     }) &&
-    JSON.stringify(a.tokenizer ?? null) === JSON.stringify(b.tokenizer ?? null)
+    (a.tokenizer === b.tokenizer ||
+      JSON.stringify(a.tokenizer ?? null) === JSON.stringify(b.tokenizer ?? null))
   );
 }
 
