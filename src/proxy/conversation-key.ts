@@ -20,6 +20,13 @@ export function hashMessages(messages: readonly Message[]): string {
 }
 
 /**
+ * Keys made lately, by what they hash: the requests of a conversation all have its key, and a
+ * SHA-256 costs microseconds. Bounded: cleared when full.
+ */
+const KEYS = new Map<string, string>();
+const MAX_KEYS = 1_024;
+
+/**
  * The key of the conversation a request belongs to: the hash of its head, with the model and, when
  * the client sent credentials, who it is (`credentialIdentity`): two clients whose conversations
  * start alike never share what the proxy stores for them.
@@ -50,9 +57,3 @@ export function conversationKey({
   return key;
 }
 
-/**
- * Keys made lately, by what they hash: the requests of a conversation all have its key, and a
- * SHA-256 costs microseconds. Bounded: cleared when full.
- */
-const KEYS = new Map<string, string>();
-const MAX_KEYS = 1_024;

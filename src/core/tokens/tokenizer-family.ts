@@ -34,6 +34,13 @@ export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
 ];
 
 /**
+ * Model ids placed before: a proxy places the same few ids several times a request, and a miss
+ * tests up to six patterns. Bounded: cleared when full.
+ */
+const PLACED = new Map<string, TokenizerFamily>();
+const MAX_PLACED = 1_024;
+
+/**
  * The tokenizer family of a model id, `conservative` when unknown (Qwen, DeepSeek, GLM, Gemma and
  * other modern models, whose tokenizers are close to o200k and cl100k). Claude models get the Claude
  * vocabulary's weights; a provider that counts more is corrected by calibration.
@@ -55,9 +62,3 @@ export function tokenizerFamilyOf(model: string | undefined): TokenizerFamily {
   return family;
 }
 
-/**
- * Model ids placed before: a proxy places the same few ids several times a request, and a miss
- * tests up to six patterns. Bounded: cleared when full.
- */
-const PLACED = new Map<string, TokenizerFamily>();
-const MAX_PLACED = 1_024;
