@@ -61,4 +61,3 @@ export function tokenizerFamilyOf(model: string | undefined): TokenizerFamily {
   }
   return family;
 }
-
