@@ -4,7 +4,7 @@
  * conversation is known by a hash of its head (system prompt and opening user messages) and its model.
  */
 import { createHash } from 'node:crypto';
-import { ListMemo, type Message, splitTurns } from '../core/index.js';
+import { ListMemo, LruCache, type Message, splitTurns } from '../core/index.js';
 import { sha256 } from './sha256.js';
 
 /** Heads hashed before: a client resends the same head, read into the same message objects. */
@@ -21,10 +21,9 @@ export function hashMessages(messages: readonly Message[]): string {
 
 /**
  * Keys made lately, by what they hash: the requests of a conversation all have its key, and a
- * SHA-256 costs microseconds. Bounded: cleared when full.
+ * SHA-256 costs microseconds. The 1,024 used last are kept.
  */
-const KEYS = new Map<string, string>();
-const MAX_KEYS = 1_024;
+const KEYS = new LruCache<string, string>({ maxEntries: 1_024 });
 
 /**
  * The key of the conversation a request belongs to: the hash of its head, with the model and, when
@@ -51,7 +50,6 @@ export function conversationKey({
   let key = KEYS.get(text);
   if (key === undefined) {
     key = sha256(text);
-    if (KEYS.size >= MAX_KEYS) KEYS.clear();
     KEYS.set(text, key);
   }
   return key;

@@ -4,6 +4,7 @@
  * place gets the `conservative` family, which takes the largest estimate of the modern byte-level
  * BPE families (o200k, cl100k, Llama 3, the Claude vocabulary).
  */
+import { LruCache } from './lru-cache.js';
 import type { FAMILY_WEIGHTS } from './weights.js';
 
 /** The tokenizer families the estimator has weights for, and `conservative`. */
@@ -35,10 +36,9 @@ export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
 
 /**
  * Model ids placed before: a proxy places the same few ids several times a request, and a miss
- * tests up to six patterns. Bounded: cleared when full.
+ * tests up to six patterns. The 1,024 used last are kept.
  */
-const PLACED = new Map<string, TokenizerFamily>();
-const MAX_PLACED = 1_024;
+const PLACED = new LruCache<string, TokenizerFamily>({ maxEntries: 1_024 });
 
 /**
  * The tokenizer family of a model id, `conservative` when unknown (Qwen, DeepSeek, GLM, Gemma and
@@ -56,7 +56,6 @@ export function tokenizerFamilyOf(model: string | undefined): TokenizerFamily {
   let family = PLACED.get(model);
   if (family === undefined) {
     family = FAMILY_PATTERNS.find(([, pattern]) => pattern.test(model))?.[0] ?? 'conservative';
-    if (PLACED.size >= MAX_PLACED) PLACED.clear();
     PLACED.set(model, family);
   }
   return family;
