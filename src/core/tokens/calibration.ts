@@ -145,9 +145,13 @@ function extremes(values: readonly number[]): { high: number; low: number } {
  */
 export function calibrationMargin(ratios: readonly number[]): number {
   if (ratios.length === 0) return FIRST_MARGIN;
-  const { high, low } = extremes(ratios);
+  return marginOf(ratios.length, extremes(ratios));
+}
+
+/** {@link calibrationMargin} of `count` ratios whose extremes are known. */
+function marginOf(count: number, { high, low }: { high: number; low: number }): number {
   const spread = high > 0 ? (high - low) / high : 0;
-  return Math.max(MIN_MARGIN, FIRST_MARGIN / Math.sqrt(ratios.length), spread);
+  return Math.max(MIN_MARGIN, FIRST_MARGIN / Math.sqrt(count), spread);
 }
 
 /**
@@ -219,9 +223,9 @@ function raisedBy(
   const ratios = samples.map(
     (sample) => sample.reported / (sample.text * fitted.text + sample.overhead * fitted.overhead),
   );
-  const margin = calibrationMargin(ratios);
-  const { high, low } = extremes(ratios);
-  return { up: high * (1 + margin), down: low / (1 + margin) };
+  const range = extremes(ratios);
+  const margin = marginOf(ratios.length, range);
+  return { up: range.high * (1 + margin), down: range.low / (1 + margin) };
 }
 
 /**
