@@ -42,7 +42,13 @@ export function readRequestBody(request: IncomingMessage, maxBytes: number): Pro
       if (bytes <= maxBytes) chunks.push(chunk);
       else finish({ kind: 'too_large', bytes });
     });
-    request.on('end', () => finish({ kind: 'body', body: Buffer.concat(chunks) }));
+    // A body that came in one piece is that piece (the parser's slice of its own read, not reused).
+    request.on('end', () =>
+      finish({
+        kind: 'body',
+        body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, bytes),
+      }),
+    );
     // `aborted` (the socket closed mid-body) is followed by `close`; an `error` is a reset.
     request.on('error', () => finish({ kind: 'aborted', bytes }));
     request.on('close', () => {
