@@ -31,7 +31,7 @@ export const FRESH_CHECKPOINTS = [10, 100, 1_000] as const;
 /**
  * Sends whose median is the per-send cost at a checkpoint (fewer at the first, where the first send,
  * the one that reads everything, is left out). One send's CPU time is a fraction of a millisecond,
- * and a collection falls into a few of them: 25 keep the median steady where nine did not.
+ * and a collection falls into some of them: the median of more sends is moved less by them.
  */
 const NEIGHBOURS = 25;
 /**
@@ -216,7 +216,7 @@ const at = (costs: number[], turns: number) => median(costs.slice(Math.max(1, tu
  */
 export async function benchFreshBodies({
   turns = 1_000,
-  // Five: a ratio at 1,000 turns moves by a tenth or more from one round to the next.
+  // Five: with three, the ratio at 1,000 turns moved by a tenth or more from one run to the next.
   rounds = 5,
 }: FreshBodiesOptions = {}): Promise<FreshBodiesResult> {
   const checkpoints = FRESH_CHECKPOINTS.filter((checkpoint) => checkpoint <= turns);
