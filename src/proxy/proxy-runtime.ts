@@ -4,7 +4,7 @@
  * response) carries through the handlers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestFormat } from '../core/index.js';
+import { LruCache, type RequestFormat } from '../core/index.js';
 import type { DiscoveryCache } from '../models/index.js';
 import type { ProxyConfig } from './proxy-config.js';
 import { type ProxyErrorInfo, proxyErrorBody } from './proxy-error-body.js';
@@ -69,9 +69,11 @@ export interface Exchange {
   format: RequestFormat;
 }
 
-/** Upstream URLs of recent client paths, per upstream root: most requests go to a handful of paths. */
-const UPSTREAM_URLS = new Map<string, URL>();
-const MAX_UPSTREAM_URLS = 256;
+/**
+ * Upstream URLs of recent client paths, per upstream root: most requests go to a handful of paths.
+ * The 256 used last are kept.
+ */
+const UPSTREAM_URLS = new LruCache<string, URL>({ maxEntries: 256 });
 
 /** The upstream URL for a client path (the same object for the same path: read it, never change it). */
 export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
@@ -79,7 +81,6 @@ export function upstreamUrl(runtime: ProxyRuntime, path: string): URL {
   let url = UPSTREAM_URLS.get(text);
   if (url === undefined) {
     url = new URL(text);
-    if (UPSTREAM_URLS.size >= MAX_UPSTREAM_URLS) UPSTREAM_URLS.clear();
     UPSTREAM_URLS.set(text, url);
   }
   return url;
