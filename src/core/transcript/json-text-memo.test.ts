@@ -43,9 +43,10 @@ describe('JsonTextMemo', () => {
     const text = JSON.stringify(session(6));
     const second = memo.read(text);
     expect(bodyOf(second)).toStrictEqual(JSON.parse(text));
-    // Everything up to the end of the fifth turn's result is taken as read.
+    // The fifth body is taken as read whole: its messages, and the fields after them, which end the
+    // sixth alike.
     const shared = JSON.stringify(session(5));
-    expect(second.kind === 'value' && second.reused).toBe(shared.lastIndexOf(']'));
+    expect(second.kind === 'value' && second.reused).toBe(shared.length);
     const before = bodyOf(first).messages as unknown[];
     const after = bodyOf(second).messages as unknown[];
     expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
@@ -59,6 +60,40 @@ describe('JsonTextMemo', () => {
     const read = memo.read(text);
     expect(bodyOf(read)).toStrictEqual(JSON.parse(text));
     expect(read.kind === 'value' && read.reused).toBeGreaterThan(text.length - 100);
+  });
+
+  it('takes the fields after the messages (tools, settings) as read when they end the next body alike', () => {
+    const tools = Array.from({ length: 8 }, (_, index) => ({
+      type: 'function',
+      function: {
+        name: `tool_${index}`,
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    }));
+    for (const indent of [0, 2]) {
+      const memo = new JsonTextMemo();
+      const textOf = (turns: number, extra: Record<string, unknown> = {}) =>
+        JSON.stringify(session(turns, { tools, stream: true, ...extra }), null, indent);
+      const first = bodyOf(memo.read(textOf(5)));
+      // A turn added, then the newest one taken back: only what lies between is read.
+      for (const turns of [6, 5, 7]) {
+        const text = textOf(turns);
+        const read = memo.read(text);
+        const value = bodyOf(read);
+        expect(value).toStrictEqual(JSON.parse(text));
+        expect(
+          (value.tools as unknown[]).every((tool, index) => tool === (first.tools as unknown[])[index]),
+        ).toBe(true);
+        expect(value.tools).not.toBe(first.tools);
+        expect(read.kind === 'value' && read.reused).toBeGreaterThan(text.length - 2 * 2_200);
+      }
+      // Fields after the messages that changed are read again.
+      const changed = textOf(8, { stream: false });
+      const read = memo.read(changed);
+      expect(bodyOf(read)).toStrictEqual(JSON.parse(changed));
+      expect(bodyOf(read).tools).toStrictEqual(tools);
+      expect(read.kind === 'value' && read.reused).toBeLessThan(changed.lastIndexOf('"tools"'));
+    }
   });
 
   it('hands every read fields of its own: a caller changing one changes no later read', () => {
@@ -129,8 +164,8 @@ describe('JsonTextMemo', () => {
       const text = JSON.stringify(conversation(id, 4));
       const read = memo.read(text);
       expect(bodyOf(read)).toStrictEqual(JSON.parse(text));
-      // All but the newest turn and the end of the body.
-      expect(read.kind === 'value' && read.reused).toBe(JSON.stringify(conversation(id, 3)).lastIndexOf(']'));
+      // All but the newest turn: the body before it, and the end after it.
+      expect(read.kind === 'value' && read.reused).toBe(JSON.stringify(conversation(id, 3)).length);
     }
   });
 
@@ -176,9 +211,9 @@ describe('a body read from its bytes', () => {
       const bytes = bytesOf(session(6, { user: 'é' }));
       const second = memo.read(wrap(bytes));
       expect(bodyOf(second)).toStrictEqual(JSON.parse(bytes.toString('utf8')));
-      // Everything up to the end of the fifth turn's result is taken as read, counted in bytes.
+      // The fifth body is taken as read whole, counted in bytes.
       const shared = bytesOf(session(5, { user: 'é' }));
-      expect(second.kind === 'value' && second.reused).toBe(shared.lastIndexOf(']'.charCodeAt(0)));
+      expect(second.kind === 'value' && second.reused).toBe(shared.length);
       const before = bodyOf(first).messages as unknown[];
       const after = bodyOf(second).messages as unknown[];
       expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
@@ -224,9 +259,9 @@ describe('a body read from its bytes', () => {
     const read = memo.read(bytesOf(other));
     expect(read.kind === 'value' && read.reused).toBeGreaterThan(0);
     expect(memo.size).toBe(2);
-    // The first conversation's bytes are still its own: sent again, all its messages are taken as read.
+    // The first conversation's bytes are still its own: sent again, all of it is taken as read.
     const again = memo.read(first);
-    expect(again.kind === 'value' && again.reused).toBe(first.lastIndexOf(']'.charCodeAt(0)));
+    expect(again.kind === 'value' && again.reused).toBe(first.length);
   });
 
   it('gives back the copy of a body it drops, and only that one, reading every body after as it should', () => {
@@ -270,7 +305,7 @@ describe('a body read from its bytes', () => {
     const next = Buffer.concat([part([0xff]), Buffer.from(',"b"]}')]);
     const read = memo.read(next);
     expect(bodyOf(read)).toStrictEqual({ messages: ['a\uFFFD', 'b'] });
-    expect(read.kind === 'value' && read.reused).toBe(first.length - 2);
+    expect(read.kind === 'value' && read.reused).toBe(first.length);
   });
 
   it('reads a conversation resent a hundred times, its bytes kept with room for what each adds', () => {

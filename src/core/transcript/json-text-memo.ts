@@ -6,8 +6,10 @@
  * recent bodies with an outline of their top-level object (its keys, and where each item of its
  * arrays ends). A new body that starts with a remembered one, unit for unit, up to the end of an
  * item, is parsed from there on: what came before is the remembered value's, item objects and all,
- * and the value is the one `JSON.parse` would give. Those items are shared, so they are frozen (with
- * everything in them); the body's own fields are the caller's.
+ * and the value is the one `JSON.parse` would give. When it also ends as the remembered one ends
+ * after that array (the tools and settings a client sends after its messages), only the items
+ * between are parsed, and the fields after them are the remembered ones. Those items are shared,
+ * so they are frozen (with everything in them); the body's own fields are the caller's.
  *
  * A body is JSON text or its UTF-8 bytes, as an HTTP server receives them. Bytes are compared as
  * bytes and only the part after the shared items is decoded, so a resent history is never decoded
@@ -271,6 +273,31 @@ function scanBytes(bytes: Uint8Array, maxDepth: number, from: ScanFrom, outline?
   return { text, ...(excess ? { excess } : {}), exact: true };
 }
 
+/**
+ * Whether `count` units of `body` from `at` are those of the remembered `kept` from `keptAt` (texts
+ * compared natively; bytes with a Node `Buffer`'s own comparison, else one by one).
+ */
+function sameUnits(body: JsonBody, at: number, kept: JsonBody, keptAt: number, count: number): boolean {
+  if (typeof body === 'string' || typeof kept === 'string')
+    return (
+      typeof body === 'string' &&
+      typeof kept === 'string' &&
+      body.startsWith(kept.slice(keptAt, keptAt + count), at)
+    );
+  const compare = nativeCompare(body);
+  if (compare !== undefined) return compare.call(body, kept, keptAt, keptAt + count, at, at + count) === 0;
+  for (let index = 0; index < count; index++) if (body[at + index] !== kept[keptAt + index]) return false;
+  return true;
+}
+
+/** Whether unit `code` is JSON whitespace. */
+const isSpaceUnit = (code: number | undefined): boolean =>
+  code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+
+/** The unit at `at` of a body (a UTF-16 code unit of a text, a byte of bytes). */
+const unitAt = (body: JsonBody, at: number): number | undefined =>
+  typeof body === 'string' ? body.charCodeAt(at) : body[at];
+
 /** The last index `i` with `ends[i] < below`, or -1. */
 function lastEndBefore(ends: readonly number[], below: number): number {
   let low = 0;
@@ -375,6 +402,10 @@ function setField(record: Record<string, unknown>, key: string, value: unknown):
 
 const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
 
+/** A remembered body's own units: its text, or its bytes (without the room after them). */
+const bodyOf = (entry: Remembered): JsonBody =>
+  entry.text ?? (entry.room as Uint8Array).subarray(0, entry.length);
+
 /** Units a remembered body holds: its text, or its bytes with their room. */
 const held = (entry: Remembered): number => entry.room?.length ?? entry.length;
 
@@ -400,12 +431,12 @@ function giveBack(bytes: Uint8Array): void {
 
 /**
  * The bytes to remember of `body`: written into `room`, the bytes of the body it replaces, after the
- * `reused` ones they share, when they fit (that body is forgotten); else a copy with room after it,
- * placed as `body` lies modulo eight bytes so that the two line up for comparing.
+ * `shared` ones they start with, when they fit (that body is forgotten); else a copy with room after
+ * it, placed as `body` lies modulo eight bytes so that the two line up for comparing.
  */
-function keptBytes(body: Uint8Array, reused: number, room: Uint8Array | undefined): Uint8Array {
-  if (room !== undefined && reused > 0 && body.length <= room.length) {
-    room.set(body.subarray(reused), reused);
+function keptBytes(body: Uint8Array, shared: number, room: Uint8Array | undefined): Uint8Array {
+  if (room !== undefined && shared > 0 && body.length <= room.length) {
+    room.set(body.subarray(shared), shared);
     return room;
   }
   const shift = body.byteOffset % 8;
@@ -484,7 +515,9 @@ export class JsonTextMemo {
     }
     if (kept) {
       const stored =
-        typeof body === 'string' ? { text: body } : { room: keptBytes(body, made.reused, continued?.room) };
+        typeof body === 'string'
+          ? { text: body }
+          : { room: keptBytes(body, continued ? (base?.shared ?? 0) : 0, continued?.room) };
       this.#remember(head, { ...made.remember, ...stored, length: body.length }, continued);
     }
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
@@ -558,6 +591,8 @@ export class JsonTextMemo {
       list.length = count;
       return list;
     };
+    const between = this.#parseBetween(body, base, last, cut);
+    if (between !== undefined) return between;
     const next: Outline = {
       keys: cut(outline.keys, keysBefore),
       ends: cut(outline.ends, last + 1),
@@ -600,6 +635,82 @@ export class JsonTextMemo {
       value[name] = field;
     }
     return { kind: 'value', value, reused: end + 1, remember: { value, outline: next, names } };
+  }
+
+  /**
+   * `body` read as `base` with items added (or taken) at the end of the array the remembered item
+   * `last` is in, when what follows that array in `base` (its closing bracket, the fields after it)
+   * ends `body` unit for unit: a client resends its tools and settings after its messages, and only
+   * the items between are scanned and parsed. The fields after the array are `base`'s values (their
+   * text is the same), their outline moved by the change in length. `undefined` when it cannot be
+   * (the end differs, or what is between is not a run of items): nothing of `base` was changed then.
+   */
+  #parseBetween(
+    body: JsonBody,
+    base: Remembered,
+    last: number,
+    cut: <T>(list: T[], count: number) => T[],
+  ): Failure | Made | undefined {
+    const { outline } = base;
+    const key = outline.endKey[last] as number;
+    const item = outline.endItem[last] as number;
+    const start = (outline.ends[last] as number) + 1;
+    // The array's last item the outline knows of, and the bracket that closes it after it.
+    let lastItem = last;
+    while (outline.endKey[lastItem + 1] === key) lastItem++;
+    const kept = bodyOf(base);
+    let close = (outline.ends[lastItem] as number) + 1;
+    while (isSpaceUnit(unitAt(kept, close))) close++;
+    if (unitAt(kept, close) !== 0x5d) return undefined;
+    const after = base.length - close;
+    const stop = body.length - after;
+    if (stop < start || !sameUnits(body, stop, kept, close, after)) return undefined;
+    const added = emptyOutline();
+    const part = typeof body === 'string' ? body.slice(0, stop) : body.subarray(0, stop);
+    const { text, excess, exact } = scanBody(part, this.#maxDepth, { at: start, depth: 2, key, item }, added);
+    if (excess) return { kind: 'too_deep', excess };
+    if (!exact || added.keys.length > 0) return undefined;
+    let items: unknown;
+    try {
+      items = JSON.parse(`[0${text}]`);
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(items)) return undefined;
+    // The outline: base's up to `last`, the items added, then what follows the array as base's
+    // outline has it, moved to where it lies in `body`.
+    const later = {
+      ends: outline.ends.slice(lastItem + 1),
+      endKey: outline.endKey.slice(lastItem + 1),
+      endItem: outline.endItem.slice(lastItem + 1),
+    };
+    const next: Outline = {
+      keys: cut(outline.keys, outline.keys.length),
+      ends: cut(outline.ends, last + 1),
+      endKey: cut(outline.endKey, last + 1),
+      endItem: cut(outline.endItem, last + 1),
+    };
+    for (const [run, moved] of [
+      [added, 0],
+      [later, stop - close],
+    ] as const)
+      for (let index = 0; index < run.ends.length; index++) {
+        next.ends.push((run.ends[index] as number) + moved);
+        next.endKey.push(run.endKey[index] as number);
+        next.endItem.push(run.endItem[index] as number);
+      }
+    const value: Record<string, unknown> = {};
+    const arrayName = base.names[key] as string;
+    for (const name of base.names) value[name] = base.value[name];
+    const list = cut(base.value[arrayName] as unknown[], item + 1);
+    for (let index = 1; index < items.length; index++) list.push(freezeItem(items[index]));
+    value[arrayName] = list;
+    return {
+      kind: 'value',
+      value,
+      reused: start + after,
+      remember: { value, outline: next, names: base.names },
+    };
   }
 
   #remember(head: string, entry: Remembered, replaced: Remembered | undefined): void {
