@@ -96,6 +96,26 @@ describe('JsonTextMemo', () => {
     }
   });
 
+  it('keeps one body per conversation when its tool list is most of the body', () => {
+    const tools = Array.from({ length: 40 }, (_, index) => ({
+      type: 'function',
+      function: { name: `tool_${index}`, description: `Does thing ${index}. ${'More words. '.repeat(100)}` },
+    }));
+    for (const wrap of [
+      (value: unknown) => JSON.stringify(value),
+      (value: unknown) => Buffer.from(JSON.stringify(value)),
+    ]) {
+      const memo = new JsonTextMemo();
+      for (let turns = 1; turns <= 20; turns++) {
+        const body = session(turns, { tools });
+        const read = memo.read(wrap(body));
+        expect(bodyOf(read)).toStrictEqual(JSON.parse(JSON.stringify(body)));
+        // Each body takes the place of the one before: the tools, 50 KB, are most of every one.
+        expect(memo.size).toBe(1);
+      }
+    }
+  });
+
   it('hands every read fields of its own: a caller changing one changes no later read', () => {
     const memo = new JsonTextMemo();
     const first = bodyOf(memo.read(JSON.stringify(session(5))));

@@ -70,8 +70,9 @@ const ROOM = 0.25;
 const MAX_BUCKET = 16;
 /**
  * What tells a conversation's own previous body: a remembered body that shares this share of a new
- * one is taken without looking at the others, and a new body that shares this share of the one it
- * was read from takes its place (else it is remembered beside it).
+ * one is taken without looking at the others, and a new body that holds this share of the one it
+ * was read from (its start, and its end when that ends both alike: see {@link sameEnd}) takes its
+ * place (else it is remembered beside it).
  */
 const CLOSE_ENOUGH = 0.9;
 
@@ -310,6 +311,37 @@ function lastEndBefore(ends: readonly number[], below: number): number {
   return low - 1;
 }
 
+/**
+ * Where the array that a body's first `shared` units reach into (past the end of its item `last`)
+ * closes in the remembered body, when the body ends as the remembered one does from that bracket on
+ * (`after` units: the bracket and the fields after the array); else `undefined`.
+ */
+interface SameEnd {
+  last: number;
+  /** The array's last item the outline knows of. */
+  lastItem: number;
+  /** Where its closing bracket is in the remembered body. */
+  close: number;
+  after: number;
+}
+
+function sameEnd(body: JsonBody, base: Remembered, shared: number): SameEnd | undefined {
+  const { outline } = base;
+  const last = lastEndBefore(outline.ends, shared);
+  if (last === -1) return undefined;
+  const key = outline.endKey[last] as number;
+  let lastItem = last;
+  while (outline.endKey[lastItem + 1] === key) lastItem++;
+  const kept = bodyOf(base);
+  let close = (outline.ends[lastItem] as number) + 1;
+  while (isSpaceUnit(unitAt(kept, close))) close++;
+  if (unitAt(kept, close) !== 0x5d) return undefined;
+  const after = base.length - close;
+  const stop = body.length - after;
+  if (stop <= (outline.ends[last] as number) || !sameUnits(body, stop, kept, close, after)) return undefined;
+  return { last, lastItem, close, after };
+}
+
 interface Remembered {
   /** The body: its text, or its bytes (the first `length` of `room`, the rest free for what is added). */
   text?: string;
@@ -500,13 +532,17 @@ export class JsonTextMemo {
     const head = headOf(body, Math.min(HEAD, this.#minChars));
     const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, body);
+    const same = base && sameEnd(body, base.remembered, base.shared);
     // A body that goes on from the one it was read from takes its place (and its outline and items
     // array, extended in place rather than copied); one that only opens alike (another conversation
-    // with the same start) is remembered beside it.
+    // with the same start) is remembered beside it. What it holds of that one: its start, and its
+    // end when both end alike (a long tool list after a short conversation is most of a body).
+    const holds =
+      base && (same ? (base.remembered.outline.ends[same.last] as number) + 1 + same.after : base.shared);
     const continued =
-      base && kept && base.shared >= base.remembered.length * CLOSE_ENOUGH ? base.remembered : undefined;
+      base && kept && (holds ?? 0) >= base.remembered.length * CLOSE_ENOUGH ? base.remembered : undefined;
     const made =
-      (base && this.#parseFrom(body, base.remembered, base.shared, continued !== undefined)) ??
+      (base && this.#parseFrom(body, base.remembered, base.shared, continued !== undefined, same)) ??
       this.#parseWhole(body, kept);
     if (made.kind !== 'value' || made.remember === undefined) {
       // What was taken over is no longer what that body holds.
@@ -578,9 +614,10 @@ export class JsonTextMemo {
     base: Remembered,
     shared: number,
     takeOver: boolean,
+    same: SameEnd | undefined,
   ): Failure | Made | undefined {
     const { outline } = base;
-    const last = lastEndBefore(outline.ends, shared);
+    const last = same?.last ?? lastEndBefore(outline.ends, shared);
     if (last === -1) return undefined;
     const end = outline.ends[last] as number;
     const key = outline.endKey[last] as number;
@@ -591,7 +628,7 @@ export class JsonTextMemo {
       list.length = count;
       return list;
     };
-    const between = this.#parseBetween(body, base, last, cut);
+    const between = same && this.#parseBetween(body, base, same, cut);
     if (between !== undefined) return between;
     const next: Outline = {
       keys: cut(outline.keys, keysBefore),
@@ -639,32 +676,23 @@ export class JsonTextMemo {
 
   /**
    * `body` read as `base` with items added (or taken) at the end of the array the remembered item
-   * `last` is in, when what follows that array in `base` (its closing bracket, the fields after it)
-   * ends `body` unit for unit: a client resends its tools and settings after its messages, and only
-   * the items between are scanned and parsed. The fields after the array are `base`'s values (their
-   * text is the same), their outline moved by the change in length. `undefined` when it cannot be
-   * (the end differs, or what is between is not a run of items): nothing of `base` was changed then.
+   * `same.last` is in, when what follows that array in `base` (its closing bracket, the fields after
+   * it) ends `body` unit for unit ({@link sameEnd}): a client resends its tools and settings after
+   * its messages, and only the items between are scanned and parsed. The fields after the array are
+   * `base`'s values (their text is the same), their outline moved by the change in length.
+   * `undefined` when what is between is not a run of items: nothing of `base` was changed then.
    */
   #parseBetween(
     body: JsonBody,
     base: Remembered,
-    last: number,
+    { last, lastItem, close, after }: SameEnd,
     cut: <T>(list: T[], count: number) => T[],
   ): Failure | Made | undefined {
     const { outline } = base;
     const key = outline.endKey[last] as number;
     const item = outline.endItem[last] as number;
     const start = (outline.ends[last] as number) + 1;
-    // The array's last item the outline knows of, and the bracket that closes it after it.
-    let lastItem = last;
-    while (outline.endKey[lastItem + 1] === key) lastItem++;
-    const kept = bodyOf(base);
-    let close = (outline.ends[lastItem] as number) + 1;
-    while (isSpaceUnit(unitAt(kept, close))) close++;
-    if (unitAt(kept, close) !== 0x5d) return undefined;
-    const after = base.length - close;
     const stop = body.length - after;
-    if (stop < start || !sameUnits(body, stop, kept, close, after)) return undefined;
     const added = emptyOutline();
     const part = typeof body === 'string' ? body.slice(0, stop) : body.subarray(0, stop);
     const { text, excess, exact } = scanBody(part, this.#maxDepth, { at: start, depth: 2, key, item }, added);
