@@ -14,11 +14,21 @@
  * it. The paths take turns going first, round by round, for `rounds` rounds, each round a session of
  * its own, and each figure is the median over rounds (ratios are taken within a round).
  *
+ * Each round also grows the session to 200 turns with an agent's tool list (45 tools, about 60 KB)
+ * after the messages, as clients send it with every body, on the bytes path and the same objects.
+ *
  * `npx tsx bench/fresh-bodies.ts` runs it alone; `npm run bench -- fresh-bodies` as part of the suite.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type ChatRequest, ContextWindowManager, fromOpenAIChat, toOpenAIChat } from '../src/core/index.js';
+import {
+  type ChatRequest,
+  ContextWindowManager,
+  fromOpenAIChat,
+  type ToolDefinition,
+  toOpenAIChat,
+} from '../src/core/index.js';
+import { realisticTools } from '../test/fixtures/mcp/realistic-tools.mjs';
 import { median } from '../test/support/median.js';
 import { buildSession } from './bounded-send.js';
 import { round } from './timing.js';
@@ -40,6 +50,27 @@ const NEIGHBOURS = 25;
  */
 const WINDOW = 128_000;
 const MODEL = 'gpt-4o';
+/** The session's one tool. */
+const ONE_TOOL: ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+];
+/**
+ * An agent's tool list, sent after the messages with every body as clients send it: 45 tools of three
+ * MCP servers (the test fixture's realistic schemas), about 60 KB.
+ */
+const AGENT_TOOLS: ToolDefinition[] = (['tracker', 'docs', 'chat'] as const).flatMap((domain) =>
+  realisticTools({ domain, count: 15 }).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.inputSchema,
+  })),
+);
+/** Turns of the session with the agent's tool list, and its checkpoint. */
+const TOOL_LIST_TURNS = 200;
 
 /** Options of {@link benchFreshBodies}. */
 export interface FreshBodiesOptions {
@@ -86,6 +117,17 @@ export interface FreshBodiesResult {
   growthText: number;
   growthFresh: number;
   growthSame: number;
+  /** The same session with an agent's tool list after its messages: the bytes path and the same objects. */
+  toolList: {
+    tools: number;
+    /** The tool list's JSON, in kilobytes. */
+    kilobytes: number;
+    turns: number;
+    bytesMs: number;
+    sameMs: number;
+    /** bytes / same, per round, the median. */
+    bytesRatio: number;
+  };
 }
 
 function cpuMs(start: NodeJS.CpuUsage): number {
@@ -174,18 +216,16 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
 }
 
 /** A round's session: a conversation of its own, so what a send appends is new to every cache. */
-function sessionOf(turns: number, round: number): { base: ChatRequest; wire: Record<string, unknown> } {
+function sessionOf(
+  turns: number,
+  round: number,
+  tools: ToolDefinition[] = ONE_TOOL,
+): { base: ChatRequest; wire: Record<string, unknown> } {
   const base: ChatRequest = {
     format: 'openai',
     model: MODEL,
     messages: buildSession(turns, 7 + round),
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a file',
-        parameters: { type: 'object', properties: { path: { type: 'string' } } },
-      },
-    ],
+    tools,
     extra: {},
   };
   return { base, wire: toOpenAIChat(base) as unknown as Record<string, unknown> };
@@ -195,10 +235,16 @@ function sessionOf(turns: number, round: number): { base: ChatRequest; wire: Rec
  * One path of one round in a process of its own: what Spillway remembers of earlier bodies is the
  * process's, as it is in a program that reads its requests one way.
  */
-function runPathProcess(path: Path, turns: number, round: number): Run {
+function runPathProcess(path: Path, turns: number, round: number, toolList = false): Run {
   const out = execFileSync(process.execPath, ['--import', 'tsx', SELF], {
     cwd: ROOT,
-    env: { ...process.env, FRESH_PATH: path, TURNS: String(turns), FRESH_ROUND: String(round) },
+    env: {
+      ...process.env,
+      FRESH_PATH: path,
+      TURNS: String(turns),
+      FRESH_ROUND: String(round),
+      FRESH_TOOLS: toolList ? 'agent' : 'one',
+    },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
@@ -223,6 +269,7 @@ export async function benchFreshBodies({
 }: FreshBodiesOptions = {}): Promise<FreshBodiesResult> {
   const checkpoints = FRESH_CHECKPOINTS.filter((checkpoint) => checkpoint <= turns);
   const perRound: Array<Record<Path, Run>> = [];
+  const toolRounds: Array<{ bytes: Run; same: Run }> = [];
   for (let round = 0; round < rounds; round++) {
     // The paths take turns going first, round by round.
     const runs = {} as Record<Path, Run>;
@@ -231,6 +278,10 @@ export async function benchFreshBodies({
       runs[path] = runPathProcess(path, turns, round);
     }
     perRound.push(runs);
+    const order = round % 2 === 0 ? (['bytes', 'same'] as const) : (['same', 'bytes'] as const);
+    const toolRuns = {} as { bytes: Run; same: Run };
+    for (const path of order) toolRuns[path] = runPathProcess(path, TOOL_LIST_TURNS, round, true);
+    toolRounds.push(toolRuns);
   }
   /** A path's figure at a checkpoint (what `of` takes of its run there), the median over rounds. */
   const medianAt = (path: Path, checkpoint: number, of: (run: Run) => number[] = (run) => run.costs) =>
@@ -263,6 +314,8 @@ export async function benchFreshBodies({
     );
   };
   const totalSeconds = (path: Path) => round(median(perRound.map((runs) => runs[path].total)) / 1_000, 2);
+  const toolAt = (path: 'bytes' | 'same') =>
+    round(median(toolRounds.map((runs) => at(runs[path].costs, TOOL_LIST_TURNS))), 3);
   return {
     command: 'npm run bench -- fresh-bodies',
     clock: 'process CPU time',
@@ -277,16 +330,35 @@ export async function benchFreshBodies({
     growthText: growth('text'),
     growthFresh: growth('fresh'),
     growthSame: growth('same'),
+    toolList: {
+      tools: AGENT_TOOLS.length,
+      kilobytes: round(
+        JSON.stringify(toOpenAIChat(sessionOf(1, 0, AGENT_TOOLS).base).tools).length / 1_000,
+        1,
+      ),
+      turns: TOOL_LIST_TURNS,
+      bytesMs: toolAt('bytes'),
+      sameMs: toolAt('same'),
+      bytesRatio: round(
+        median(
+          toolRounds.map(
+            (runs) => at(runs.bytes.costs, TOOL_LIST_TURNS) / at(runs.same.costs, TOOL_LIST_TURNS),
+          ),
+        ),
+        2,
+      ),
+    },
   };
 }
 
 const path = process.env.FRESH_PATH as Path | undefined;
 if (path !== undefined && FRESH_PATHS.includes(path)) {
   const turns = Number(process.env.TURNS ?? 1_000);
-  const { base, wire } = sessionOf(turns, Number(process.env.FRESH_ROUND ?? 0));
+  const tools = process.env.FRESH_TOOLS === 'agent' ? AGENT_TOOLS : ONE_TOOL;
+  const { base, wire } = sessionOf(turns, Number(process.env.FRESH_ROUND ?? 0), tools);
   process.stdout.write(JSON.stringify(runPath(path, base, wire, turns)));
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const turns = Number(process.env.TURNS ?? 1_000);
-  const rounds = Number(process.env.ROUNDS ?? 5);
-  console.log(JSON.stringify(await benchFreshBodies({ turns, rounds }), null, 2));
+  const rounds = process.env.ROUNDS === undefined ? undefined : Number(process.env.ROUNDS);
+  console.log(JSON.stringify(await benchFreshBodies({ turns, ...(rounds ? { rounds } : {}) }), null, 2));
 }

@@ -49,6 +49,7 @@ import {
   type FreshBodiesResult,
   freshBodiesGrowth,
   freshBodiesTable,
+  freshBodiesToolList,
   type ProxyPeersResult,
   proxyPeersSetting,
   proxyPeersTable,
@@ -84,7 +85,7 @@ function figure<T>(name: string, file: string, render: (result: T) => string): F
   return { name, files: [file], render: (results) => render(results(file) as T) };
 }
 
-const paragraphs = (...parts: string[]) => parts.join('\n\n');
+const paragraphs = (...parts: string[]) => parts.filter((part) => part !== '').join('\n\n');
 
 export const FIGURES: Figure[] = [
   figure<HeadlineClients>('headline', 'clients-agents.json', clientsHeadline),
@@ -121,7 +122,7 @@ export const FIGURES: Figure[] = [
     paragraphs(proxyPeersTable(result), proxyPeersSetting(result)),
   ),
   figure<FreshBodiesResult>('fresh-bodies', 'fresh-bodies.json', (result) =>
-    paragraphs(freshBodiesTable(result), freshBodiesGrowth(result)),
+    paragraphs(freshBodiesTable(result), freshBodiesGrowth(result), freshBodiesToolList(result)),
   ),
   figure<StartupResult>('cli-startup', 'startup.json', startupTable),
   figure<ProxyResult>('proxy-overhead', 'proxy.json', (result) =>

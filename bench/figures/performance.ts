@@ -88,6 +88,13 @@ export function freshBodiesGrowth(result: FreshBodiesResult): string {
   return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthBytes)} with the body's bytes, ${times(result.growthText)} with its text and ${times(result.growthFresh)} with it parsed (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends they cost ${fixed(result.totalBytesSeconds, 2)} s, ${fixed(result.totalTextSeconds, 2)} s and ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; ${result.clock}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds, each path in a process of its own and the paths taking turns going first. The bytes and text paths' time includes reading the body; it does not include the caller's decoding of the bytes into text (for the text path), nor its parse (for the parsed path), shown beside them.`;
 }
 
+/** The README's usage with an agent's tool list after the messages, when the results have it. */
+export function freshBodiesToolList(result: FreshBodiesResult): string {
+  const list = result.toolList;
+  if (list === undefined) return '';
+  return `With an agent's tool list after the messages (${count(list.tools)} tools of three MCP servers, ${fixed(list.kilobytes, 1)} KB, sent with every body), at ${count(list.turns)} turns \`manager.fit(fromOpenAIChat(bytes))\` costs ${fixed(list.bytesMs, 2)} ms a send against ${fixed(list.sameMs, 2)} ms for the same objects (${fixed(list.bytesRatio, 2)}×, the median of the rounds' ratios).`;
+}
+
 /** CPU time of each start-up beside `node -e 0`. */
 export function startupTable(result: StartupResult): string {
   const rows = result.figures.map((figure) => [
