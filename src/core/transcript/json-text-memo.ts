@@ -311,20 +311,23 @@ function lastEndBefore(ends: readonly number[], below: number): number {
   return low - 1;
 }
 
-/**
- * Where the array that a body's first `shared` units reach into (past the end of its item `last`)
- * closes in the remembered body, when the body ends as the remembered one does from that bracket on
- * (`after` units: the bracket and the fields after the array); else `undefined`.
- */
+/** What {@link sameEnd} finds. */
 interface SameEnd {
+  /** The last item of the remembered body that ends within the units the body shares with it. */
   last: number;
-  /** The array's last item the outline knows of. */
+  /** The last item of that item's array that the outline knows of. */
   lastItem: number;
-  /** Where its closing bracket is in the remembered body. */
+  /** Where that array's closing bracket is in the remembered body. */
   close: number;
+  /** Units from that bracket to the remembered body's end (the bracket and the fields after it). */
   after: number;
 }
 
+/**
+ * Where the array that a body's first `shared` units reach into (past the end of its item `last`)
+ * closes in the remembered body `base`, when the body ends as `base` does from that bracket on;
+ * else `undefined`.
+ */
 function sameEnd(body: JsonBody, base: Remembered, shared: number): SameEnd | undefined {
   const { outline } = base;
   const last = lastEndBefore(outline.ends, shared);
