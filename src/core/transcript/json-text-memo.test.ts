@@ -116,6 +116,41 @@ describe('JsonTextMemo', () => {
     }
   });
 
+  it('changes no remembered body when a body read from it is taken over later', () => {
+    // Another conversation read from the first holds the arrays it did not change: reading on from it
+    // must not change them under the first.
+    for (const [first, other, next] of [
+      [
+        `{"s":["x","y"],"m":["a","${'b'.repeat(100)}"]}`,
+        `{"s":["x","y"],"m":["a","${'c'.repeat(100)}"]}`,
+        `{"s":["x","${'q'.repeat(120)}"],"m":["a","${'c'.repeat(100)}"]}`,
+      ],
+      [
+        `{"m":["a","${'b'.repeat(100)}"],"t":["x","y"]}`,
+        `{"m":["a","${'c'.repeat(100)}"],"t":["x","y"]}`,
+        `{"m":["a","${'c'.repeat(100)}"],"t":["x","${'q'.repeat(120)}"]}`,
+      ],
+    ] as const) {
+      const memo = new JsonTextMemo({ minChars: 1 });
+      for (const text of [first, other, next, first])
+        expect(bodyOf(memo.read(text))).toStrictEqual(JSON.parse(text));
+    }
+  });
+
+  it('refuses text that goes on from an item without a comma, as JSON.parse does', () => {
+    for (const [first, next] of [
+      ['{"m":["a","b"],"t":1}', '{"m":["a".5],"t":1}'],
+      ['{"m":["a","b"],"t":1}', '{"m":["a"e3,"c"],"t":1}'],
+      ['{"m":["a","b"],"t":1}', '{"m":["a"E+1,"c"],"u":2}'],
+    ] as const) {
+      const memo = new JsonTextMemo({ minChars: 1 });
+      memo.read(first);
+      expect(memo.read(next).kind).toBe('not_json');
+      expect(memo.read(Buffer.from(first)).kind).toBe('value');
+      expect(memo.read(Buffer.from(next)).kind).toBe('not_json');
+    }
+  });
+
   it('hands every read fields of its own: a caller changing one changes no later read', () => {
     const memo = new JsonTextMemo();
     const first = bodyOf(memo.read(JSON.stringify(session(5))));

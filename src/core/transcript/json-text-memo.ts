@@ -299,6 +299,11 @@ const isSpaceUnit = (code: number | undefined): boolean =>
 const unitAt = (body: JsonBody, at: number): number | undefined =>
   typeof body === 'string' ? body.charCodeAt(at) : body[at];
 
+/** What may follow an item of an array: a comma or the array's end, after any whitespace. */
+const AFTER_ITEM = /^[ \t\r\n]*[,\]]/;
+/** Items that may follow an item, up to the array's end: none, or a comma first. */
+const ITEMS_AFTER_ITEM = /^[ \t\r\n]*(,|$)/;
+
 /** The last index `i` with `ends[i] < below`, or -1. */
 function lastEndBefore(ends: readonly number[], below: number): number {
   let low = 0;
@@ -536,8 +541,8 @@ export class JsonTextMemo {
     const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, body);
     const same = base && sameEnd(body, base.remembered, base.shared);
-    // A body that goes on from the one it was read from takes its place (and its outline and items
-    // array, extended in place rather than copied); one that only opens alike (another conversation
+    // A body that goes on from the one it was read from takes its place (and its outline, extended
+    // in place rather than copied); one that only opens alike (another conversation
     // with the same start) is remembered beside it. What it holds of that one: its start, and its
     // end when both end alike (a long tool list after a short conversation is most of a body).
     const holds =
@@ -609,8 +614,9 @@ export class JsonTextMemo {
    * the tail of an object holding that item's array, the value put together from `base`'s keys before
    * it, the array's items up to it, and the tail. `undefined` when it cannot be (nothing shared, a key
    * of the tail already seen, a tail that is not JSON or not UTF-8): the caller then parses it whole.
-   * With `takeOver` (the body replaces `base`), `base`'s outline and items array are cut back and
-   * extended in place: the caller forgets `base` if the body is not remembered in its place.
+   * With `takeOver` (the body replaces `base`), `base`'s outline is cut back and extended in place:
+   * the caller forgets `base` if the body is not remembered in its place. Values are never changed
+   * in place: two remembered bodies may hold the same array (a field before or after the one read).
    */
   #parseFrom(
     body: JsonBody,
@@ -650,6 +656,9 @@ export class JsonTextMemo {
     const names = namesOf(next.keys, base.names.slice(0, keysBefore));
     if (names === undefined) return undefined;
     const rawKey = outline.keys[key] as string;
+    // After an item comes a comma or the array's end: anything else (`.5`, `e3`) would go on from
+    // the stand-in item below as JSON.parse reads it.
+    if (!AFTER_ITEM.test(rest)) return undefined;
     let tail: unknown;
     try {
       tail = JSON.parse(`{${rawKey}:[0${rest}`);
@@ -665,7 +674,7 @@ export class JsonTextMemo {
     const arrayName = names[key] as string;
     const kept = base.value[arrayName] as unknown[];
     const added = tail[arrayName] as unknown[];
-    const items = cut(kept, item + 1);
+    const items = kept.slice(0, item + 1);
     for (let index = 1; index < added.length; index++) items.push(freezeItem(added[index]));
     value[arrayName] = items;
     for (let index = keysBefore; index < names.length; index++) {
@@ -701,6 +710,8 @@ export class JsonTextMemo {
     const { text, excess, exact } = scanBody(part, this.#maxDepth, { at: start, depth: 2, key, item }, added);
     if (excess) return { kind: 'too_deep', excess };
     if (!exact || added.keys.length > 0) return undefined;
+    // Items after an item: nothing, or a comma first (see `AFTER_ITEM`).
+    if (!ITEMS_AFTER_ITEM.test(text)) return undefined;
     let items: unknown;
     try {
       items = JSON.parse(`[0${text}]`);
@@ -733,7 +744,7 @@ export class JsonTextMemo {
     const value: Record<string, unknown> = {};
     const arrayName = base.names[key] as string;
     for (const name of base.names) value[name] = base.value[name];
-    const list = cut(base.value[arrayName] as unknown[], item + 1);
+    const list = (base.value[arrayName] as unknown[]).slice(0, item + 1);
     for (let index = 1; index < items.length; index++) list.push(freezeItem(items[index]));
     value[arrayName] = list;
     return {
