@@ -38,7 +38,7 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
+export const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
@@ -62,7 +62,7 @@ export interface ScanFrom {
 }
 
 /** Whitespace JSON allows between tokens. */
-function isSpace(code: number): boolean {
+export function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 

@@ -21,7 +21,9 @@
  * units of a text, bytes of bytes.
  */
 import {
+  CLOSE_ARRAY,
   isRecord,
+  isSpace,
   type JsonDepthExcess,
   MAX_JSON_DEPTH,
   type Outline,
@@ -291,13 +293,9 @@ function sameUnits(body: JsonBody, at: number, kept: JsonBody, keptAt: number, c
   return true;
 }
 
-/** Whether unit `code` is JSON whitespace. */
-const isSpaceUnit = (code: number | undefined): boolean =>
-  code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
-
-/** The unit at `at` of a body (a UTF-16 code unit of a text, a byte of bytes). */
-const unitAt = (body: JsonBody, at: number): number | undefined =>
-  typeof body === 'string' ? body.charCodeAt(at) : body[at];
+/** The unit at `at` of a body (a UTF-16 code unit of a text, a byte of bytes), -1 past its end. */
+const unitAt = (body: JsonBody, at: number): number =>
+  at >= body.length ? -1 : typeof body === 'string' ? body.charCodeAt(at) : (body[at] as number);
 
 /** What may follow an item of an array: a comma or the array's end, after any whitespace. */
 const AFTER_ITEM = /^[ \t\r\n]*[,\]]/;
@@ -342,8 +340,8 @@ function sameEnd(body: JsonBody, base: Remembered, shared: number): SameEnd | un
   while (outline.endKey[lastItem + 1] === key) lastItem++;
   const kept = bodyOf(base);
   let close = (outline.ends[lastItem] as number) + 1;
-  while (isSpaceUnit(unitAt(kept, close))) close++;
-  if (unitAt(kept, close) !== 0x5d) return undefined;
+  while (isSpace(unitAt(kept, close))) close++;
+  if (unitAt(kept, close) !== CLOSE_ARRAY) return undefined;
   const after = base.length - close;
   const stop = body.length - after;
   if (stop <= (outline.ends[last] as number) || !sameUnits(body, stop, kept, close, after)) return undefined;
