@@ -1,5 +1,7 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EventText, relayStream } from './relay-stream.js';
@@ -53,8 +55,11 @@ function fakeClient(): {
       written.push(Buffer.from(chunk));
       return true;
     },
+    writableEnded: false,
     end() {},
     destroy() {},
+    cork() {},
+    uncork() {},
   };
   return {
     response: response as unknown as ServerResponse,
@@ -170,5 +175,76 @@ describe('relayStream', () => {
     expect(outcome.kind === 'error-before-content' && outcome.text).toContain('context_length_exceeded');
     // Only the comment went out.
     expect(Buffer.concat(client.written).toString()).toBe(': PROCESSING\n\n');
+  });
+
+  describe('to a client over HTTP', () => {
+    /**
+     * A server on loopback whose every response relays `upstream()`; the writes its sockets made
+     * (each `_write` or `_writev` is one system call's worth of bytes handed to the socket).
+     */
+    async function relayServer(
+      upstream: () => Readable,
+    ): Promise<{ url: URL; writes: () => number; close: () => void }> {
+      let writes = 0;
+      const server = createServer((_, response) => {
+        const socket = response.socket as unknown as Record<
+          '_write' | '_writev',
+          (...args: unknown[]) => unknown
+        >;
+        for (const method of ['_write', '_writev'] as const) {
+          const original = socket[method].bind(socket);
+          socket[method] = (...args: unknown[]) => {
+            writes++;
+            return original(...args);
+          };
+        }
+        void relayStream({
+          upstream: upstream() as unknown as IncomingMessage,
+          response,
+          commit: () => response.writeHead(200, { 'content-type': 'text/event-stream' }),
+          signal: new AbortController().signal,
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      return { url: new URL(`http://127.0.0.1:${port}/`), writes: () => writes, close: () => server.close() };
+    }
+
+    it('sends a stream that arrives whole, its closing chunk included, in one write', async () => {
+      const bytes = Buffer.from(openAIStream(['Hello', ' there'], 120, false));
+      const relay = await relayServer(() => Readable.from([bytes]));
+      try {
+        const answer = await new Promise<IncomingMessage>((resolve) => request(relay.url, resolve).end());
+        const body: Buffer[] = [];
+        for await (const chunk of answer) body.push(chunk as Buffer);
+        expect(Buffer.concat(body).toString()).toBe(bytes.toString());
+        expect(relay.writes()).toBe(1);
+      } finally {
+        relay.close();
+      }
+    });
+
+    it('passes a chunk on while the upstream is still silent', async () => {
+      const upstream = new PassThrough();
+      const relay = await relayServer(() => upstream);
+      try {
+        const first = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hi' } }], usage: null })}\n\n`;
+        // The headers go out with the first content.
+        upstream.write(first);
+        const answer = await new Promise<IncomingMessage>((resolve) => request(relay.url, resolve).end());
+        const chunks = answer[Symbol.asyncIterator]();
+        // The upstream says nothing more until the client has the first chunk.
+        const received = await chunks.next();
+        expect(String(received.value)).toBe(first);
+        upstream.end('data: [DONE]\n\n');
+        const rest: Buffer[] = [];
+        for (let next = await chunks.next(); !next.done; next = await chunks.next())
+          rest.push(next.value as Buffer);
+        expect(Buffer.concat(rest).toString()).toBe('data: [DONE]\n\n');
+      } finally {
+        relay.close();
+      }
+    });
   });
 });

@@ -206,6 +206,26 @@ function isPassable(line: Buffer, inEvent: boolean): boolean {
   return empty && !inEvent;
 }
 
+/** Responses whose writes are held until the event loop's turn ends (see {@link holdForTurn}). */
+const holding = new WeakSet<ServerResponse>();
+
+/**
+ * Holds what is written to `response` until the event loop has handled the input that came with it:
+ * a stream's last chunk and its end usually arrive together, and the end's closing chunk then goes
+ * out with that chunk in one write rather than a write of its own (`end` lets everything out at
+ * once). Held for a turn, never until more input comes: a chunk reaches the client as soon as the
+ * events already read have been handled.
+ */
+function holdForTurn(response: ServerResponse): void {
+  if (holding.has(response)) return;
+  holding.add(response);
+  response.cork();
+  setImmediate(() => {
+    holding.delete(response);
+    if (!response.writableEnded && !response.destroyed) response.uncork();
+  });
+}
+
 /**
  * Relays an upstream SSE response to the client. `commit` writes the status line and headers; it is
  * called once, when the first comment or content event arrives (or the holdback fills, or the stream
@@ -285,6 +305,7 @@ export async function relayStream({
   const flush = async (chunk: Buffer): Promise<void> => {
     if (chunk.length === 0) return;
     if (!response.headersSent) commit();
+    holdForTurn(response);
     if (!response.write(chunk) && !response.destroyed)
       await Promise.race([once(response, 'drain'), once(response, 'close')]);
   };

@@ -53,6 +53,31 @@ describe('JsonTextMemo', () => {
     expect(after).not.toBe(before);
   });
 
+  it('takes a body sent again as it was whole, as text and as bytes, each read its own fields', () => {
+    for (const encode of [(text: string) => text, (text: string) => Buffer.from(text)]) {
+      const memo = new JsonTextMemo();
+      const text = JSON.stringify(session(8, { tools: [{ type: 'function', function: { name: 'read' } }] }));
+      const first = bodyOf(memo.read(encode(text)));
+      const parse = vi.spyOn(JSON, 'parse');
+      const again = memo.read(encode(text));
+      expect(parse).not.toHaveBeenCalled();
+      parse.mockRestore();
+      expect(again.kind === 'value' && again.reused).toBe(encode(text).length);
+      const second = bodyOf(again);
+      expect(second).toStrictEqual(JSON.parse(text));
+      expect(
+        (second.messages as unknown[]).every((item, at) => item === (first.messages as unknown[])[at]),
+      ).toBe(true);
+      // A caller that changes its body changes neither the other reads nor what is remembered.
+      expect(second.messages).not.toBe(first.messages);
+      expect(second.response_format).not.toBe(first.response_format);
+      (second.messages as unknown[]).pop();
+      (second.response_format as Record<string, unknown>).type = 'json_object';
+      expect(bodyOf(memo.read(encode(text)))).toStrictEqual(JSON.parse(text));
+      expect(memo.size).toBe(1);
+    }
+  });
+
   it('reads a resend that differs only in a field after the messages without parsing them again', () => {
     const memo = new JsonTextMemo();
     memo.read(JSON.stringify(session(20, { user: 'one' })));

@@ -538,6 +538,11 @@ export class JsonTextMemo {
     const head = headOf(body, Math.min(HEAD, this.#minChars));
     const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, body);
+    if (base && base.shared === body.length && base.remembered.length === body.length) {
+      // Sent again as it was (a retry, or clients that send one request alike): nothing to read.
+      this.#touch(head, base.remembered);
+      return { kind: 'value', value: ownFields(base.remembered.value), reused: body.length };
+    }
     const same = base && sameEnd(body, base.remembered, base.shared);
     // A body that goes on from the one it was read from takes its place (and its outline, extended
     // in place rather than copied); one that only opens alike (another conversation
@@ -772,6 +777,17 @@ export class JsonTextMemo {
         this.#drop(texts, 0);
       if (texts.length === 0) this.#buckets.delete(oldest);
     }
+  }
+
+  /** Marks a remembered body of the bucket `head` freshly used: last in the eviction order. */
+  #touch(head: string, entry: Remembered): void {
+    const bucket = this.#buckets.get(head);
+    const at = bucket ? bucket.indexOf(entry) : -1;
+    if (bucket === undefined || at === -1) return;
+    bucket.splice(at, 1);
+    bucket.push(entry);
+    this.#buckets.delete(head);
+    this.#buckets.set(head, bucket);
   }
 
   /** Forgets one remembered body of the bucket `head`. */
