@@ -350,8 +350,8 @@ function sameEnd(body: JsonBody, base: Remembered, shared: number): SameEnd | un
 
 interface Remembered {
   /** The body: its text, or its bytes (the first `length` of `room`, the rest free for what is added). */
-  text?: string;
-  room?: Uint8Array;
+  text: string | undefined;
+  room: Uint8Array | undefined;
   /** Its length in units. */
   length: number;
   value: Record<string, unknown>;
@@ -561,11 +561,14 @@ export class JsonTextMemo {
       return made.kind === 'value' ? { kind: 'value', value: made.value, reused: made.reused } : made;
     }
     if (kept) {
-      const stored =
+      // Every entry is made with the same fields in the same order: one shape for every read of them.
+      const { value, outline, names } = made.remember;
+      const text = typeof body === 'string' ? body : undefined;
+      const room =
         typeof body === 'string'
-          ? { text: body }
-          : { room: keptBytes(body, continued ? (base?.shared ?? 0) : 0, continued?.room) };
-      this.#remember(head, { ...made.remember, ...stored, length: body.length }, continued);
+          ? undefined
+          : keptBytes(body, continued ? (base?.shared ?? 0) : 0, continued?.room);
+      this.#remember(head, { text, room, length: body.length, value, outline, names }, continued);
     }
     return { kind: 'value', value: ownFields(made.remember.value), reused: made.reused };
   }
