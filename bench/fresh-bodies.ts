@@ -262,10 +262,11 @@ const at = (costs: number[], turns: number) => median(costs.slice(Math.max(1, tu
  */
 export async function benchFreshBodies({
   turns = 1_000,
-  // Nine: one round's ratio at 1,000 turns ranged from 1.3 to 2.8 in runs of the same code (a process's
-  // per-send cost there moves by a third from one process to the next), and medians of five moved by
-  // a tenth or more from one run to the next.
-  rounds = 9,
+  // Fifteen: one round's ratio at 1,000 turns ranged from 1.3 to 2.8 in runs of the same code (a
+  // process's per-send cost there moves by a third from one process to the next); medians of five
+  // moved by a tenth or more from one run to the next, and medians of nine of the text path's ratio
+  // went from 1.90 to 2.34 over four runs.
+  rounds = 15,
 }: FreshBodiesOptions = {}): Promise<FreshBodiesResult> {
   const checkpoints = FRESH_CHECKPOINTS.filter((checkpoint) => checkpoint <= turns);
   const perRound: Array<Record<Path, Run>> = [];

@@ -226,14 +226,15 @@ const optional = (key: string, value: number | undefined) => (value === undefine
  * Throughput and latency of Spillway's proxy beside a pass-through proxy and the upstream alone.
  *
  * @example
- * const result = await benchProxyPeers({ rounds: 7 });
+ * const result = await benchProxyPeers({ rounds: 11 });
  * console.log(result.settings.find((setting) => setting.clients === 16)?.throughputVsPassThrough);
  */
 export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<ProxyPeersResult> {
   const settings: Required<ProxyPeersOptions> = {
-    // Seven: on two cores shared by the load, the proxy and the upstream, one round's ratio can stray
-    // by a quarter from the median (a phase is about a second), so a median of three still moves.
-    rounds: 7,
+    // Eleven: on two cores shared by the load, the proxy and the upstream, one round's ratio can stray
+    // by a quarter from the median (a phase is about a second); medians of three moved by a tenth,
+    // and medians of seven at 16 clients with streaming went from 0.74 to 0.91 over four runs.
+    rounds: 11,
     clients: [1, 16, 64],
     // Over a second at the pass-through's rate: a few milliseconds of start-up hardly move a run's rate.
     amount: 1_200,
@@ -327,6 +328,6 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
 if (process.env.SPILLWAY_BENCH_ROLE === 'emulator')
   await serveBenchEmulator({ model: PEERS_MODEL, contextLength: WINDOW });
 else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const rounds = Number(process.env.ROUNDS ?? 7);
+  const rounds = Number(process.env.ROUNDS ?? 11);
   console.log(JSON.stringify(await benchProxyPeers({ rounds }), null, 2));
 }
