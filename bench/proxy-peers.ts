@@ -100,7 +100,12 @@ export interface ProxyPeersOptions {
   /** Requests per phase with one client. */
   sequentialAmount?: number;
   timeoutSeconds?: number;
+  /** Requests of each body every path takes before the rounds, 16 clients at a time. */
+  warmRequests?: number;
 }
+
+/** Requests of one warm-up batch, whose CPU time per request is recorded for Spillway. */
+const WARM_BATCH = 1_000;
 
 /** A target's phase: its load figures, and the CPU time each process of its path used per request. */
 export interface PeersPhase extends PhaseFigures {
@@ -142,6 +147,11 @@ export interface ProxyPeersResult {
   proxyReportedMeanMs: number;
   /** Requests the emulator saw twice while Spillway's phases ran (a request must reach it once). */
   duplicated: number;
+  /**
+   * Spillway's CPU milliseconds per request over its warm-up, batch by batch ({@link WARM_BATCH}
+   * requests each), with the body not streamed, then streamed.
+   */
+  warmUp?: { requests: number; batch: number; plain: number[]; stream: number[] };
 }
 
 /** The upstream: the vLLM emulator with a 32k window, in its own process, its request log over IPC. */
@@ -240,6 +250,11 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
     amount: 1_200,
     sequentialAmount: 150,
     timeoutSeconds: 30,
+    // Spillway's work for a request is many functions each run about once a request, which V8
+    // optimizes only after thousands of calls: its CPU per request falls for its first several
+    // thousand requests (0.70, 0.52, 0.47, 0.44 … 0.40 ms over batches of 1,500 in one measurement).
+    // Six thousand of each body bring it to where the rounds find it steady.
+    warmRequests: 6_000,
     ...options,
   };
   const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-peers-'));
@@ -270,18 +285,35 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
       stream: JSON.stringify(peersRequest({ stream: true })),
     };
     const promptTokens = (await ask<{ tokens: number }>(emulator, `count:${bodies.plain}`)).tokens;
-    // Warm every path: JIT, kept-alive sockets, the proxy's discovery of the upstream and its tokenizer.
-    for (const target of TARGETS)
-      for (const body of Object.values(bodies))
-        await load(urls[target], body, { connections: 16, amount: 320, timeout: settings.timeoutSeconds });
-
-    const before = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
-    const runs = new Map<string, Array<Record<Target, PeersPhase>>>();
     const pids: Record<Target, { proxy?: number | undefined; upstream?: number | undefined }> = {
       direct: { upstream: emulator.pid },
       'pass-through': { proxy: passThrough.pid, upstream: emulator.pid },
       spillway: { proxy: spillway.pid, upstream: emulator.pid },
     };
+    // Warm every path: JIT, kept-alive sockets, the proxy's discovery of the upstream and its tokenizer.
+    const warmUp = {
+      requests: settings.warmRequests,
+      batch: WARM_BATCH,
+      plain: [] as number[],
+      stream: [] as number[],
+    };
+    for (const target of TARGETS)
+      for (const kind of ['plain', 'stream'] as const)
+        for (let sent = 0; sent < settings.warmRequests; sent += WARM_BATCH) {
+          const cpuBefore = processCpuMs(pids[target].proxy);
+          const amount = Math.min(WARM_BATCH, settings.warmRequests - sent);
+          const run = await load(urls[target], bodies[kind], {
+            connections: 16,
+            amount,
+            timeout: settings.timeoutSeconds,
+          });
+          const cpuAfter = processCpuMs(pids[target].proxy);
+          if (target === 'spillway' && cpuBefore !== undefined && cpuAfter !== undefined)
+            warmUp[kind].push(round((cpuAfter - cpuBefore) / Math.max(1, run.requests.total), 3));
+        }
+
+    const before = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
+    const runs = new Map<string, Array<Record<Target, PeersPhase>>>();
     const seen: string[] = [];
     for (let index = 0; index < settings.rounds; index++) {
       for (const stream of [false, true]) {
@@ -318,6 +350,7 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
         3,
       ),
       duplicated: seen.length - new Set(seen).size,
+      warmUp,
     };
   } finally {
     for (const child of children.reverse()) await stop(child);

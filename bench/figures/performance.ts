@@ -48,9 +48,17 @@ export function proxyPeersTable(result: ProxyPeersResult): string {
   );
 }
 
-/** The request, the rounds, and what the proxy's own histogram says. */
+/** How Spillway's CPU per request fell over its warm-up: the first and last batch, each mode. */
+function warmUpText(warmUp: ProxyPeersResult['warmUp']): string {
+  if (warmUp === undefined || warmUp.plain.length === 0 || warmUp.stream.length === 0) return '';
+  const fell = (batches: number[]) =>
+    `from ${fixed(batches[0] as number, 2)} to ${fixed(batches.at(-1) as number, 2)} ms`;
+  return ` Before the rounds every path took ${count(warmUp.requests)} requests of each body, 16 clients at a time: V8 optimizes Spillway's per-request code over its first thousands of requests, and its CPU per request fell ${fell(warmUp.plain)} not streaming, then ${fell(warmUp.stream)} streaming (first and last batch of ${count(warmUp.batch)}).`;
+}
+
+/** The request, the rounds, the warm-up, and what the proxy's own histogram says. */
 export function proxyPeersSetting(result: ProxyPeersResult): string {
-  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon, each run timed to its last response. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.`;
+  return `The request: ${count(result.toolTurns)} tool turns, ${count(result.promptTokens)} prompt tokens (the emulator's count), ${count(result.requestBytes / 1_024, 1)} KB, to ${result.model} with a ${count(result.window)}-token window. Medians of ${count(result.rounds)} rounds in which the three paths take turns; one client is timed one request at a time (no queueing), more clients by autocannon, each run timed to its last response. The proxy's own \`spillway_proxy_added_latency_seconds\` histogram puts its time at ${fixed(result.proxyReportedMeanMs, 2)} ms a request (mean); the upstream saw ${count(result.duplicated)} request${result.duplicated === 1 ? '' : 's'} twice.${warmUpText(result.warmUp)}`;
 }
 
 /**

@@ -199,6 +199,21 @@ class LineSplitter {
   }
 }
 
+/**
+ * `parts` as one buffer: a view of the bytes they hold when each follows the one before in the same
+ * memory (lines cut from one chunk, the usual case), else a copy.
+ */
+function joined(parts: readonly Buffer[]): Buffer {
+  const [first] = parts;
+  if (first === undefined) return Buffer.alloc(0);
+  let end = first.byteOffset + first.length;
+  for (const part of parts.slice(1)) {
+    if (part.buffer !== first.buffer || part.byteOffset !== end) return Buffer.concat(parts);
+    end += part.length;
+  }
+  return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
+}
+
 /** A comment line (`: …`), or an empty line that ends no event: what can go out before content. */
 function isPassable(line: Buffer, inEvent: boolean): boolean {
   if (line[0] === 0x3a) return true;
@@ -315,7 +330,7 @@ export async function relayStream({
     // Content was seen as the parser read an event's closing line: it stands between events.
     betweenEvents = contentSeen;
     feedPassing(decoder.write(rest));
-    const out = Buffer.concat([...held, rest]);
+    const out = joined([...held, rest]);
     held.length = 0;
     if (!response.headersSent) commit();
     await flush(out);
@@ -342,12 +357,12 @@ export async function relayStream({
         out.push(...event);
       }
       if (contentSeen) {
-        await flush(Buffer.concat(out));
+        if (out.length > 0) await flush(joined(out));
         await startPassing(lines.rest());
         return true;
       }
     }
-    await flush(Buffer.concat(out));
+    if (out.length > 0) await flush(joined(out));
     if (heldBytes + lines.pendingBytes > MAX_HOLDBACK_BYTES) await startPassing(lines.rest());
     return true;
   };
