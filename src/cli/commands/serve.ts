@@ -10,7 +10,7 @@ import {
 } from '../../proxy/index.js';
 import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
-import { DEFAULT_HEAP_RESERVE_MB, reserveHeap } from '../heap-reserve.js';
+import { DEFAULT_HEAP_RESERVE_MB, growHeapSteadily, reserveHeap } from '../heap-reserve.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 import { loadOrCreateSharedSecret } from '../wrap/shared-secret.js';
 
@@ -130,6 +130,7 @@ GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text for
         `--heap-reserve must be <= ${MAX_HEAP_RESERVE_MB} (MB), got ${heapReserve}`,
       );
     reserveHeap(heapReserve);
+    growHeapSteadily();
     const store = openStore(values.store as string | undefined);
     const proxy = await startProxy({
       upstream,
