@@ -291,10 +291,10 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
       spillway: { proxy: spillway.pid, upstream: emulator.pid },
     };
     // Warm every path: JIT, kept-alive sockets, the proxy's discovery of the upstream and its tokenizer.
-    // The paths take turns batch by batch, as they do in the rounds: a Spillway left idle for half a
-    // minute after its start, then loaded, ran 8 to 11 major collections per 1,000 requests where one
-    // loaded from its start ran none (V8's memory reducer had shrunk its heap), at up to twice the CPU
-    // per request, for a few thousand requests.
+    // The paths take turns batch by batch, as they do in the rounds, so that none waits idle for long:
+    // before `spillway serve` fixed its heap's step (src/cli/heap-reserve.ts), one left idle for half a
+    // minute after its start, then loaded, ran 4 to 11 major collections per 1,000 requests, where one
+    // loaded from its start ran none, at up to twice the CPU per request, for thousands of requests.
     const warmUp = {
       requests: settings.warmRequests,
       batch: WARM_BATCH,

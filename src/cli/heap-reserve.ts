@@ -42,9 +42,9 @@ export function reserveHeap(megabytes: number): number {
  * running). V8 otherwise picks the factor itself, from how fast it marks against how fast the
  * program allocates; it marks the reserve's numbers at once, and a proxy left idle shows it an
  * allocation rate near zero, and its memory reducer shrinks the heap besides: a `spillway serve`
- * idle for half a minute after its start, then loaded at 16 clients, ran 8 to 11 major collections
- * per 1,000 requests (one every 100 ms) for thousands of requests, where one loaded from its start
- * ran none.
+ * idle for half a minute after its start, then loaded at 16 clients, ran 4 to 11 major collections
+ * per 1,000 requests (about one every 100 ms) for thousands of requests, where one loaded from its
+ * start ran none.
  */
 export const HEAP_GROWING_PERCENT = 100;
 
