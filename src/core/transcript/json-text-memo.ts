@@ -440,6 +440,17 @@ function setField(record: Record<string, unknown>, key: string, value: unknown):
 
 const emptyOutline = (): Outline => ({ keys: [], ends: [], endKey: [], endItem: [] });
 
+/**
+ * The first `count` items of a remembered array, then the items of `parsed` after its first, the
+ * stand-in `0` that what follows a shared item is parsed behind, frozen: a new array, the
+ * remembered one as it was.
+ */
+function itemsThen(kept: readonly unknown[], count: number, parsed: readonly unknown[]): unknown[] {
+  const items = kept.slice(0, count);
+  for (let index = 1; index < parsed.length; index++) items.push(freezeItem(parsed[index]));
+  return items;
+}
+
 /** A remembered body's own units: its text, or its bytes (without the room after them). */
 const bodyOf = (entry: Remembered): JsonBody =>
   entry.text ?? (entry.room as Uint8Array).subarray(0, entry.length);
@@ -539,8 +550,9 @@ export class JsonTextMemo {
     const bucket = readable ? this.#buckets.get(head) : undefined;
     const base = bucket && this.#longestShared(bucket, body);
     if (base && base.shared === body.length && base.remembered.length === body.length) {
-      // Sent again as it was (a retry, or clients that send one request alike): nothing to read.
-      this.#touch(head, base.remembered);
+      // Sent again as it was (a retry, or clients that send one request alike): nothing to read,
+      // the remembered body only remembered again (last in the eviction order).
+      this.#remember(head, base.remembered, base.remembered);
       return { kind: 'value', value: ownFields(base.remembered.value), reused: body.length };
     }
     const same = base && sameEnd(body, base.remembered, base.shared);
@@ -678,11 +690,7 @@ export class JsonTextMemo {
       value[name] = base.value[name];
     }
     const arrayName = names[key] as string;
-    const kept = base.value[arrayName] as unknown[];
-    const added = tail[arrayName] as unknown[];
-    const items = kept.slice(0, item + 1);
-    for (let index = 1; index < added.length; index++) items.push(freezeItem(added[index]));
-    value[arrayName] = items;
+    value[arrayName] = itemsThen(base.value[arrayName] as unknown[], item + 1, tail[arrayName] as unknown[]);
     for (let index = keysBefore; index < names.length; index++) {
       const name = names[index] as string;
       const field = tail[name];
@@ -750,9 +758,7 @@ export class JsonTextMemo {
     const value: Record<string, unknown> = {};
     const arrayName = base.names[key] as string;
     for (const name of base.names) value[name] = base.value[name];
-    const list = (base.value[arrayName] as unknown[]).slice(0, item + 1);
-    for (let index = 1; index < items.length; index++) list.push(freezeItem(items[index]));
-    value[arrayName] = list;
+    value[arrayName] = itemsThen(base.value[arrayName] as unknown[], item + 1, items);
     return {
       kind: 'value',
       value,
@@ -780,17 +786,6 @@ export class JsonTextMemo {
         this.#drop(texts, 0);
       if (texts.length === 0) this.#buckets.delete(oldest);
     }
-  }
-
-  /** Marks a remembered body of the bucket `head` freshly used: last in the eviction order. */
-  #touch(head: string, entry: Remembered): void {
-    const bucket = this.#buckets.get(head);
-    const at = bucket ? bucket.indexOf(entry) : -1;
-    if (bucket === undefined || at === -1) return;
-    bucket.splice(at, 1);
-    bucket.push(entry);
-    this.#buckets.delete(head);
-    this.#buckets.set(head, bucket);
   }
 
   /** Forgets one remembered body of the bucket `head`. */
