@@ -304,16 +304,12 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
     for (let sent = 0; sent < settings.warmRequests; sent += WARM_BATCH)
       for (const kind of ['plain', 'stream'] as const)
         for (const target of TARGETS) {
-          const cpuBefore = processCpuMs(pids[target].proxy);
           const amount = Math.min(WARM_BATCH, settings.warmRequests - sent);
-          const run = await load(urls[target], bodies[kind], {
-            connections: 16,
+          const { proxyCpuMs } = await phase(urls[target], bodies[kind], 16, pids[target], {
+            ...settings,
             amount,
-            timeout: settings.timeoutSeconds,
           });
-          const cpuAfter = processCpuMs(pids[target].proxy);
-          if (target === 'spillway' && cpuBefore !== undefined && cpuAfter !== undefined)
-            warmUp[kind].push(round((cpuAfter - cpuBefore) / Math.max(1, run.requests.total), 3));
+          if (target === 'spillway' && proxyCpuMs !== undefined) warmUp[kind].push(proxyCpuMs);
         }
 
     const before = addedLatency(await (await fetch(`${urls.spillway}/metrics`)).text());
