@@ -30,6 +30,11 @@ const session = (turns: number, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** Whether every item of `list` is the very object at the same place of `earlier`. */
+function sameObjects(list: unknown, earlier: unknown): boolean {
+  return (list as unknown[]).every((item, index) => item === (earlier as unknown[])[index]);
+}
+
 function bodyOf(read: JsonTextRead): Record<string, unknown> {
   if (read.kind !== 'value') throw new Error(`expected a value, got ${read.kind}`);
   return read.value as Record<string, unknown>;
@@ -49,7 +54,7 @@ describe('JsonTextMemo', () => {
     expect(second.kind === 'value' && second.reused).toBe(shared.length);
     const before = bodyOf(first).messages as unknown[];
     const after = bodyOf(second).messages as unknown[];
-    expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
+    expect(sameObjects(after.slice(0, before.length), before)).toBe(true);
     expect(after).not.toBe(before);
   });
 
@@ -65,9 +70,7 @@ describe('JsonTextMemo', () => {
       expect(again.kind === 'value' && again.reused).toBe(encode(text).length);
       const second = bodyOf(again);
       expect(second).toStrictEqual(JSON.parse(text));
-      expect(
-        (second.messages as unknown[]).every((item, at) => item === (first.messages as unknown[])[at]),
-      ).toBe(true);
+      expect(sameObjects(second.messages, first.messages)).toBe(true);
       // A caller that changes its body changes neither the other reads nor what is remembered.
       expect(second.messages).not.toBe(first.messages);
       expect(second.response_format).not.toBe(first.response_format);
@@ -106,9 +109,7 @@ describe('JsonTextMemo', () => {
         const read = memo.read(text);
         const value = bodyOf(read);
         expect(value).toStrictEqual(JSON.parse(text));
-        expect(
-          (value.tools as unknown[]).every((tool, index) => tool === (first.tools as unknown[])[index]),
-        ).toBe(true);
+        expect(sameObjects(value.tools, first.tools)).toBe(true);
         expect(value.tools).not.toBe(first.tools);
         expect(read.kind === 'value' && read.reused).toBeGreaterThan(text.length - 2 * 2_200);
       }
@@ -296,7 +297,7 @@ describe('a body read from its bytes', () => {
       expect(second.kind === 'value' && second.reused).toBe(shared.length);
       const before = bodyOf(first).messages as unknown[];
       const after = bodyOf(second).messages as unknown[];
-      expect(after.slice(0, before.length).every((message, index) => message === before[index])).toBe(true);
+      expect(sameObjects(after.slice(0, before.length), before)).toBe(true);
     }
   });
 
@@ -502,8 +503,8 @@ describe('a resent body with a message changed in the middle', () => {
     };
     const after = fromOpenAIChat(JSON.stringify(edited)).messages;
     expect(after[5]).not.toBe(before[5]);
-    expect(after.slice(6).every((message, index) => message === before[6 + index])).toBe(true);
-    expect(after.slice(0, 5).every((message, index) => message === before[index])).toBe(true);
+    expect(sameObjects(after.slice(6), before.slice(6))).toBe(true);
+    expect(sameObjects(after.slice(0, 5), before)).toBe(true);
   });
 });
 
