@@ -123,6 +123,12 @@ export function detectSilentTruncation({
 /** Assistant fields that carry reasoning on the OpenAI wire (`reasoning_content`, `reasoning`, `thinking`). */
 const REASONING_FIELD = /reason|think/i;
 
+/** Whether an assistant message's wire fields name reasoning (read without listing them). */
+function hasReasoningField(extra: object): boolean {
+  for (const key in extra) if (Object.hasOwn(extra, key) && REASONING_FIELD.test(key)) return true;
+  return false;
+}
+
 /**
  * Whether messages hold parts whose real token count the estimate cannot bound: images (priced at a
  * guess), opaque blocks (documents, audio) and reasoning (which chat templates often drop from
@@ -134,12 +140,7 @@ export function hasUncountableContent(messages: readonly Message[]): {
 } {
   let uncountable = false;
   for (const message of messages) {
-    if (
-      message.role === 'assistant' &&
-      message.extra &&
-      Object.keys(message.extra).some((key) => REASONING_FIELD.test(key))
-    )
-      uncountable = true;
+    if (message.role === 'assistant' && message.extra && hasReasoningField(message.extra)) uncountable = true;
     if (typeof message.content === 'string') continue;
     for (const part of message.content) {
       if (part.type === 'image') return { uncountable: true, images: true };

@@ -16,6 +16,7 @@ export {
   type CompressedResult,
   type CompressedResults,
   compressedResults,
+  firstResultFrom,
 } from './compressed-results.js';
 export {
   COMPRESSION_LEVELS,

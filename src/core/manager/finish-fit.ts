@@ -111,7 +111,6 @@ export function fitResult({
     compressed: plan.cut.elided,
     recall: recallSpans({
       messages: request.messages,
-      kept: (index) => pruned === undefined || index < pruned.start || index >= pruned.end,
       state: compression,
       ...(pruned ? { pruned } : {}),
     }),

@@ -6,7 +6,12 @@
  */
 import type { Budget } from '../budget/index.js';
 import { type EstimateCache, REQUEST_OVERHEAD, restartCalibration, scalarFactor } from '../tokens/index.js';
-import { assertPairing, type ChatRequest, requireChatRequest } from '../transcript/index.js';
+import {
+  assertPairing,
+  type ChatRequest,
+  requireChatRequest,
+  withListsUnchanged,
+} from '../transcript/index.js';
 import { trustedCounter } from './counter-trust.js';
 import { fitResult, fittedRequest, truncatedError } from './finish-fit.js';
 import { type FitContext, type FitPlan, planFit } from './fit-pipeline.js';
@@ -15,8 +20,15 @@ import { budgetOf, cacheFor, type ManagerCore, modelOf, schemaTokens } from './m
 import type { ManagerNotice } from './manager-notice.js';
 import { budgetFor } from './request-count.js';
 
-/** Fits `request` (see `ContextWindowManager.fit`). */
+/**
+ * Fits `request` (see `ContextWindowManager.fit`). Its steps ask many things of the same lists, which
+ * no step changes: each list is matched to its walk once.
+ */
 export function fitRequest(core: ManagerCore, request: ChatRequest): FitResult {
+  return withListsUnchanged(() => fitOnce(core, request));
+}
+
+function fitOnce(core: ManagerCore, request: ChatRequest): FitResult {
   requireChatRequest(request, 'fit');
   assertPairing(request.messages);
   const model = modelOf(core, request);

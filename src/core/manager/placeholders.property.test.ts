@@ -46,11 +46,23 @@ describe('recall spans of a list that grows', () => {
           steps.sort((a, b) => a.at - b.at);
           for (const { at, state, from, span } of steps) {
             const list = messages.slice(0, at);
-            const kept = (index: number) => index < from || index >= from + span;
-            const grown = recallSpans({ messages: list, kept, state });
+            const start = Math.min(from, list.length);
+            const end = Math.min(list.length, start + span);
+            const pruned = { recallId: 99, messages: list.slice(start, end), start, end };
+            const grown = recallSpans({ messages: list, state, pruned });
             // New objects of the same content: a list no earlier send walked.
-            const afresh = recallSpans({ messages: structuredClone(list), kept, state });
+            const afresh = recallSpans({ messages: structuredClone(list), state, pruned });
             expect(JSON.stringify(grown)).toBe(JSON.stringify(afresh));
+            // A span for every result with an entry, in order, but those left out with the pruned turns.
+            const outside = list.filter(
+              (message, index) =>
+                message.role === 'tool' &&
+                state.entries[message.toolCallId] !== undefined &&
+                (index < start || index >= end),
+            );
+            const results = grown.filter((each) => each.kind !== 'pruned').map((each) => each.messages[0]);
+            expect(results).toEqual(outside);
+            expect(results.every((message, at) => message === outside[at])).toBe(true);
           }
         },
       ),

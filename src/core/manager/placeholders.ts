@@ -5,13 +5,15 @@
  */
 import type { RecallSpan } from '../compact/index.js';
 import {
+  type CompressedResult,
   type CompressionState,
   compressedResults,
   describeToolCall,
+  firstResultFrom,
   type LedgerEntry,
 } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
-import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
+import { derivedFrom, type Message, type ToolCall, type UserMessage } from '../transcript/index.js';
 
 /**
  * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before
@@ -68,35 +70,77 @@ function labelOf(call: ToolCall | undefined, toolCallId: string): string {
   return label;
 }
 
+/** The span of a compressed result: its original message, under its recall id. */
+function spanOf({ entry, message, call }: CompressedResult): RecallSpan {
+  return Object.freeze({
+    id: String(entry.recallId),
+    kind: entry.level,
+    label: labelOf(call, message.toolCallId),
+    messages: Object.freeze([message]),
+  });
+}
+
+/** The spans of a list's compressed results, kept with its walk, and the results they were made of. */
+interface Spans {
+  results: readonly CompressedResult[];
+  spans: readonly RecallSpan[];
+}
+const SPANS = Symbol('recallSpans');
+
+/**
+ * The spans of the compressed results of `messages`, one per result, in order: kept with the list's
+ * walk, so a history sent again (whose search hands back the same results, more at its end) makes
+ * spans only for the results it added. The spans are frozen: every fit that keeps a result hands out
+ * the same one.
+ */
+function resultSpans(messages: readonly Message[], state: CompressionState): Spans {
+  const { results, complete } = compressedResults(messages, state);
+  // A search that is not complete is not kept (a call declared later may change it): nor are its spans.
+  if (!complete || results.length === 0) return { results, spans: results.map(spanOf) };
+  const kept = derivedFrom<Spans>(messages, 'recallSpans', SPANS, (previous) => {
+    const earlier = previous?.value;
+    const reused =
+      earlier !== undefined && startsWithAll(results, earlier.results) ? earlier.results.length : 0;
+    const spans = reused > 0 ? (earlier as Spans).spans.slice() : [];
+    for (let at = reused; at < results.length; at++) spans.push(spanOf(results[at] as CompressedResult));
+    return { results, spans };
+  });
+  return kept as Spans;
+}
+
+/** Whether `list` starts with every item of `prefix` (the same objects). */
+function startsWithAll<T>(list: readonly T[], prefix: readonly T[]): boolean {
+  if (prefix.length > list.length) return false;
+  for (let at = 0; at < prefix.length; at++) if (list[at] !== prefix[at]) return false;
+  return true;
+}
+
 /**
  * The recall spans behind the placeholders of one fitted request: every compressed result still in
- * it (its original message) and the pruned span, if any.
+ * it (its original message) and the pruned span, if any. The results in the pruned span are not in
+ * the request: they are passed over without being looked at.
  */
 export function recallSpans({
   messages,
-  kept,
   state,
   pruned,
 }: {
   /** The request as the caller sent it to `fit`, results in full. */
   messages: readonly Message[];
-  /** Indices of `messages` the fitted request keeps. */
-  kept: (index: number) => boolean;
   state: CompressionState;
-  pruned?: { recallId: number; messages: Message[] };
+  /** The messages `[start, end)` of `messages` left out behind the marker with `recallId`. */
+  pruned?: { recallId: number; messages: Message[]; start: number; end: number };
 }): RecallSpan[] {
-  const spans: RecallSpan[] = [];
-  for (const { index, message, entry, call } of compressedResults(messages, state).results) {
-    if (!kept(index)) continue;
-    const label = labelOf(call, message.toolCallId);
-    spans.push({ id: String(entry.recallId), kind: entry.level, label, messages: [message] });
-  }
-  if (pruned)
-    spans.push({
-      id: String(pruned.recallId),
-      kind: 'pruned',
-      label: `${pruned.messages.length} messages pruned`,
-      messages: pruned.messages,
-    });
+  const { results, spans: all } = resultSpans(messages, state);
+  if (pruned === undefined) return all.slice();
+  const spans = all
+    .slice(0, firstResultFrom(results, pruned.start))
+    .concat(all.slice(firstResultFrom(results, pruned.end)));
+  spans.push({
+    id: String(pruned.recallId),
+    kind: 'pruned',
+    label: `${pruned.messages.length} messages pruned`,
+    messages: pruned.messages,
+  });
   return spans;
 }

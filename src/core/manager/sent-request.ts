@@ -10,7 +10,13 @@ import {
   type EstimateCache,
   type TokenBreakdown,
 } from '../tokens/index.js';
-import { type ChatRequest, digestItems, digestMessages, type Message } from '../transcript/index.js';
+import {
+  type ChatRequest,
+  derivedFrom,
+  digestItems,
+  digestMessages,
+  type Message,
+} from '../transcript/index.js';
 import type { PersistedAnchor } from './manager-state.js';
 import type { Anchor } from './request-count.js';
 
@@ -179,6 +185,23 @@ function extensionOfCounted(
   return extension(persisted.reported, request.messages.slice(persisted.messages), cache);
 }
 
+/** What {@link hasUncountableContent} finds. */
+type ContentKinds = ReturnType<typeof hasUncountableContent>;
+const CONTENT_KINDS = Symbol('contentKinds');
+
+/**
+ * {@link hasUncountableContent} of `messages`, kept with their walk: a history sent again is looked
+ * at only from where it grew.
+ */
+function contentKinds(messages: readonly Message[]): ContentKinds {
+  return derivedFrom<ContentKinds>(messages, 'sentRequest', CONTENT_KINDS, (previous) => {
+    if (previous === undefined) return hasUncountableContent(messages);
+    if (previous.value.images || previous.length === messages.length) return previous.value;
+    const added = hasUncountableContent(messages.slice(previous.length));
+    return { uncountable: previous.value.uncountable || added.uncountable, images: added.images };
+  }) as ContentKinds;
+}
+
 /** A request recorded as sent. */
 export function sentRequest(
   request: Pick<ChatRequest, 'messages' | 'tools'>,
@@ -197,7 +220,7 @@ export function sentRequest(
     cache: EstimateCache;
   },
 ): SentRequest {
-  const content = hasUncountableContent(request.messages);
+  const content = contentKinds(request.messages);
   const extended = extensionOfCounted(request, { previous, persisted, cache });
   return {
     messages: request.messages.slice(),

@@ -40,7 +40,7 @@ export function applyStickyCut({
   if (first === undefined || first.start - head.end !== cut.messages) return undefined;
   const message = messages[first.start];
   if (message === undefined || digestItems([message]) !== cut.key) return undefined;
-  return [...messages.slice(0, head.end), marker, ...messages.slice(first.start)];
+  return messages.slice(0, head.end).concat([marker], messages.slice(first.start));
 }
 
 /** The cut that keeps `request` from index `end` on, or undefined without a marker to stand for the rest. */

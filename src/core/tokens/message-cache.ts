@@ -20,11 +20,28 @@ import type { TokenizerFamily } from './tokenizer-family.js';
  * tool loop, so it does not count. -1 when there is none.
  */
 export function lastQueryIndex(messages: readonly Message[]): number {
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as Message;
-    if (message.role === 'user' && message.wire?.attached !== true) return index;
-  }
+  return lastQueryBefore(messages, messages.length);
+}
+
+function isQuery(message: Message): boolean {
+  return message.role === 'user' && message.wire?.attached !== true;
+}
+
+/** The last user query among the first `end` messages, -1 when there is none. */
+function lastQueryBefore(messages: readonly Message[], end: number): number {
+  for (let index = end - 1; index >= 0; index--) if (isQuery(messages[index] as Message)) return index;
   return -1;
+}
+
+/**
+ * {@link lastQueryIndex} of `messages`, whose first `shared` messages are `run`'s: only the messages
+ * after them are looked at when the run's last query is among them (a tool loop's history has its
+ * last query near its start, so a scan from the end would read every message).
+ */
+function lastQueryWith(messages: readonly Message[], run: RunningTotal, shared: number): number {
+  for (let index = messages.length - 1; index >= shared; index--)
+    if (isQuery(messages[index] as Message)) return index;
+  return run.last < shared ? run.last : lastQueryBefore(messages, shared);
 }
 
 /** Lists shorter than this are summed afresh: a running total would cost more than it saves. */
@@ -162,12 +179,21 @@ export class EstimateCache {
    * where that one's running total stood: a resent history costs a comparison per message.
    */
   messages(messages: readonly Message[]): TokenBreakdown {
-    const last = lastQueryIndex(messages);
-    if (messages.length < MIN_RUN_LENGTH) return this.#sum(messages, last, newRun(), 0);
+    if (messages.length < MIN_RUN_LENGTH) return this.#sum(messages, lastQueryIndex(messages), newRun(), 0);
+    const runs = this.#runs;
+    const shares = runs.map((run) => sharedPrefix(messages, run.messages));
+    let widest = -1;
+    for (let at = 0; at < runs.length; at++)
+      if (widest === -1 || (shares[at] as number) > (shares[widest] as number)) widest = at;
+    const last =
+      widest === -1
+        ? lastQueryIndex(messages)
+        : lastQueryWith(messages, runs[widest] as RunningTotal, shares[widest] as number);
     let best: RunningTotal | undefined;
     let reuse = 0;
-    for (const run of this.#runs) {
-      const shared = sharedPrefix(messages, run.messages);
+    for (let at = 0; at < runs.length; at++) {
+      const run = runs[at] as RunningTotal;
+      const shared = shares[at] as number;
       // Reasoning before the last query counts nothing: totals agree only where both lists drop the same.
       const usable = run.last === last ? shared : Math.min(shared, last + 1, run.last + 1);
       if (usable > reuse) {

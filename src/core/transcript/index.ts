@@ -27,7 +27,14 @@ export { readRequest, writeRequest } from './read-request.js';
 export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
 export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export { fitThinkingBudget, MIN_THINKING_BUDGET } from './thinking-budget.js';
-export { type CallDeclaration, indexTranscript, type TranscriptIndex } from './transcript-index.js';
+export {
+  type CallDeclaration,
+  type Derived,
+  derivedFrom,
+  indexTranscript,
+  type TranscriptIndex,
+  withListsUnchanged,
+} from './transcript-index.js';
 export type * from './types.js';
 export {
   assertPairing,

@@ -1,5 +1,5 @@
 import { requireMessages } from './require-input.js';
-import { indexTranscript } from './transcript-index.js';
+import { derivedFrom } from './transcript-index.js';
 import type { Message } from './types.js';
 
 /** A half-open range of message indices, `[start, end)`. */
@@ -30,14 +30,50 @@ export interface Segmentation {
  */
 export function splitTurns(messages: readonly Message[]): Segmentation {
   if (!Array.isArray(messages)) requireMessages(messages, 'splitTurns');
-  // The walk numbers the turns (-1 in the head), checking each message once; the ranges follow it.
-  const { turnOf } = indexTranscript(messages, 'splitTurns');
+  // The walk numbers the turns (-1 in the head), checking each message once; the ranges follow it,
+  // kept with the walk and extended over what a later send appended.
+  const kept = derivedFrom<Segmentation>(messages, 'splitTurns', SEGMENTATION, (previous, { turnOf }) =>
+    previous === undefined || previous.value.head.end === previous.length
+      ? segmentation(turnOf, messages.length)
+      : extended(previous.value, turnOf, previous.length, messages.length),
+  ) as Segmentation;
+  // The caller's own list of turns (the kept one is extended by later sends); the ranges are frozen.
+  return { head: kept.head, turns: kept.turns.slice() };
+}
+
+/** The key segmentations are kept under with a list's walk. */
+const SEGMENTATION = Symbol('splitTurns');
+
+/** A range that stays as it is: the ranges of a kept segmentation are handed to every caller that asks. */
+function range(start: number, end: number): MessageRange {
+  return Object.freeze({ start, end });
+}
+
+/** The head and turns of the first `length` messages, from their turn numbers. */
+function segmentation(turnOf: readonly number[], length: number): Segmentation {
   const first = turnOf.indexOf(0);
-  const headEnd = first === -1 ? messages.length : first;
-  const turns: MessageRange[] = [];
-  for (let index = headEnd; index < messages.length; index++)
-    if (index === headEnd || turnOf[index] !== turnOf[index - 1])
-      turns.push({ start: index, end: index + 1 });
-    else (turns.at(-1) as MessageRange).end = index + 1;
-  return { head: { start: 0, end: headEnd }, turns };
+  const headEnd = first === -1 || first >= length ? length : first;
+  return extended({ head: range(0, headEnd), turns: [] }, turnOf, headEnd, length);
+}
+
+/**
+ * `earlier` (the segmentation of the first `from` messages, its head ended before them) extended to
+ * `length` messages: the newest turn's range replaced when it grew, new turns added. Neither
+ * `earlier` nor its ranges change.
+ */
+function extended(
+  earlier: Segmentation,
+  turnOf: readonly number[],
+  from: number,
+  length: number,
+): Segmentation {
+  const turns = earlier.turns.slice();
+  const headEnd = earlier.head.end;
+  for (let index = from; index < length; index++) {
+    const last = turns.at(-1);
+    if (index === headEnd || last === undefined || turnOf[index] !== turnOf[index - 1])
+      turns.push(range(index, index + 1));
+    else turns[turns.length - 1] = range(last.start, index + 1);
+  }
+  return { head: earlier.head, turns };
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexToolCalls } from '../compress/index.js';
+import { type Segmentation, splitTurns } from './split-turns.js';
 import type { Message } from './types.js';
 import { validatePairing } from './validate-pairing.js';
 
@@ -54,6 +55,26 @@ function referencePairing(
     if (!call.answered && call.turn !== newest)
       issues.push({ kind: 'missing_result', messageIndex: call.at, toolCallId: id });
   return issues.sort((a, b) => a.messageIndex - b.messageIndex);
+}
+
+/** The head and turns as the rule says them, in one plain pass. */
+function referenceTurns(messages: readonly Message[]): Segmentation {
+  const firstUser = messages.findIndex((message) => message.role === 'user');
+  const opens = (index: number) =>
+    firstUser !== -1 && index > firstUser && messages[index]?.role === 'assistant';
+  let headEnd = messages.length;
+  for (let index = 0; index < messages.length; index++)
+    if (opens(index)) {
+      headEnd = index;
+      break;
+    }
+  const turns: Segmentation['turns'] = [];
+  for (let index = headEnd; index < messages.length; index++) {
+    const last = turns.at(-1);
+    if (last === undefined || opens(index)) turns.push({ start: index, end: index + 1 });
+    else last.end = index + 1;
+  }
+  return { head: { start: 0, end: headEnd }, turns };
 }
 
 const ids = fc.constantFrom('a', 'b', 'c', 'd', '');
@@ -113,6 +134,33 @@ describe('the transcript walk', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('splits every list of a growing, cut and continued history as one plain pass does', () => {
+    fc.assert(
+      fc.property(
+        fc.array(messageArbitrary, { maxLength: 70 }),
+        fc.array(messageArbitrary, { maxLength: 10 }),
+        fc.nat(),
+        (messages, tail, at) => {
+          const history = messages.map((message) => ({ ...message }) as Message);
+          const lists = history.map((_, length) => history.slice(0, length + 1));
+          const cut = history.length === 0 ? 0 : at % history.length;
+          lists.push(history.slice(0, cut), [...history.slice(0, cut), ...tail], history, [
+            ...history,
+            ...tail,
+          ]);
+          for (const list of lists) {
+            const split = splitTurns(list);
+            expect(split).toEqual(referenceTurns(list));
+            // What one list was given stays as it was when a longer one is split.
+            expect(splitTurns(list)).toEqual(split);
+          }
+          for (const list of lists) expect(splitTurns(list)).toEqual(referenceTurns(list));
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 

@@ -3,7 +3,7 @@ import { readFileHistory as history } from '../../../test/support/read-file-hist
 import { indexToolCalls } from '../compress/index.js';
 import { SpillwayError } from '../errors/index.js';
 import { requireMessages } from './require-input.js';
-import { derivedFrom } from './transcript-index.js';
+import { derivedFrom, withListsUnchanged } from './transcript-index.js';
 import type { Message } from './types.js';
 import { validatePairing } from './validate-pairing.js';
 
@@ -67,6 +67,36 @@ describe('the transcript walk of a growing history', () => {
     read.clear();
     expect(validatePairing(messages).ok).toBe(true);
     expect(read.size).toBe(messages.length);
+  });
+
+  it('compares a list with its walk once within one fit, and each list anew after it', () => {
+    const messages = history(40);
+    validatePairing(messages);
+    let reads = 0;
+    // A list that counts how often its entries are read (the comparison with a walk reads them all).
+    const counted = (list: Message[]) =>
+      new Proxy(list, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+          return Reflect.get(target, key, receiver);
+        },
+      });
+    const list = counted(messages.slice());
+    const orphan: Message = { role: 'tool', toolCallId: 'call_x', content: 'stray' };
+    withListsUnchanged(() => {
+      expect(validatePairing(list).ok).toBe(true);
+      const once = reads;
+      expect(once).toBeGreaterThanOrEqual(messages.length);
+      requireMessages(list, 'test');
+      expect(indexToolCalls(list).get('call_39')?.index).toBe(messages.length - 2);
+      expect(reads).toBe(once);
+      // A list that grew meanwhile is compared again, and what it gained is walked.
+      list.push(orphan);
+      expect(validatePairing(list).issues.map((issue) => issue.kind)).toEqual(['orphan_result']);
+    });
+    // Outside a fit a list may change in place between two asks: it is compared every time.
+    list[list.length - 1] = messages[1] as Message;
+    expect(validatePairing(list).issues.map((issue) => issue.kind)).not.toContain('orphan_result');
   });
 
   it('indexes the calls of a history once, and the appended calls alone after that', () => {

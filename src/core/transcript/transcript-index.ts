@@ -200,6 +200,40 @@ function extend(walk: Walk, messages: readonly Message[], call: string): void {
  * index.calls.get('call_7')?.index; // the assistant message that made the call
  */
 export function indexTranscript(messages: readonly Message[], call: string): TranscriptIndex {
+  const known = matched?.get(messages);
+  if (known !== undefined && known.messages.length === messages.length) return known;
+  const walk = walkOf(messages, call);
+  matched?.set(messages, walk);
+  return walk;
+}
+
+/**
+ * Lists matched to their walk during {@link withListsUnchanged}: asked again, a list is not compared
+ * again. Undefined outside it.
+ */
+let matched: Map<readonly Message[], Walk> | undefined;
+
+/**
+ * Runs `run`, in which the message lists it reads are not changed (one `fit`: Spillway changes no
+ * list it is given, and builds its own): a list whose walk was found is not compared with it again
+ * when another step asks (a send asks a dozen things of the same history). A list that grew meanwhile
+ * is compared as always.
+ *
+ * @example
+ * const result = withListsUnchanged(() => fitRequest(core, request));
+ */
+export function withListsUnchanged<T>(run: () => T): T {
+  if (matched !== undefined) return run();
+  matched = new Map();
+  try {
+    return run();
+  } finally {
+    matched = undefined;
+  }
+}
+
+/** The walk of `messages`: a kept one it extends, else a new one (see {@link indexTranscript}). */
+function walkOf(messages: readonly Message[], call: string): Walk {
   for (let at = KEPT.length - 1; at >= 0; at--) {
     const walk = KEPT[at] as Walk;
     if (!extendsWalk(messages, walk)) continue;
@@ -229,8 +263,9 @@ export interface Derived<T> {
 
 /**
  * A value derived from `messages`, extended from what was derived from their first messages before
- * (kept with their walk under `key`): `extend(previous)` gets the earlier value and how many
- * messages it covers (undefined when there is none; it may cover them all) and returns the value
+ * (kept with their walk under `key`): `extend(previous, index)` gets the earlier value and how many
+ * messages it covers (undefined when there is none; it may cover them all), and the walk of
+ * `messages` (see {@link indexTranscript}), and returns the value
  * for all of `messages`, or undefined to keep nothing. The earlier messages are the same objects
  * (the walk compared them), so a pass whose result for a message depends only on the messages up to
  * it may start where it stopped. `extend` must not change the earlier value in place: another list
@@ -243,11 +278,15 @@ export function derivedFrom<T>(
   messages: readonly Message[],
   call: string,
   key: unknown,
-  extend: (previous: Derived<T> | undefined) => T | undefined,
+  extend: (previous: Derived<T> | undefined, index: TranscriptIndex) => T | undefined,
 ): T | undefined {
-  const { derived } = indexTranscript(messages, call);
+  const index = indexTranscript(messages, call);
+  const { derived } = index;
   const previous = derived.get(key) as Derived<T> | undefined;
-  const value = extend(previous !== undefined && previous.length <= messages.length ? previous : undefined);
+  const value = extend(
+    previous !== undefined && previous.length <= messages.length ? previous : undefined,
+    index,
+  );
   if (value === undefined) derived.delete(key);
   else derived.set(key, { length: messages.length, value });
   return value;
