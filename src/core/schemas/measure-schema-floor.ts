@@ -4,7 +4,7 @@
  * and system messages), attributed to where each tool comes from.
  */
 import { estimateMessage, estimateTools, TOOL_BLOCK_OVERHEAD, type TokenCounter } from '../tokens/index.js';
-import type { Message, ToolDefinition } from '../transcript/index.js';
+import { derivedFrom, type Message, type ToolDefinition } from '../transcript/index.js';
 
 /** The source of tools without a `source`: passed in by the caller. */
 export const CALLER_SOURCE = 'caller';
@@ -79,10 +79,7 @@ export function measureSchemaFloor({
   // The frame around the tool list is paid once per request, by no source in particular.
   if (tools.length > 0) toolRaw += TOOL_BLOCK_OVERHEAD;
   let systemRaw = 0;
-  for (const message of messages) {
-    if (message.role !== 'system') continue;
-    systemRaw += messageEstimate(message);
-  }
+  for (const message of systemMessages(messages)) systemRaw += messageEstimate(message);
   const scale = (raw: number) => Math.ceil(raw * ratio);
   const sources = [...bySource.entries()]
     .map(([source, entry]) => ({ source, tools: entry.tools, tokens: scale(entry.raw) }))
@@ -90,4 +87,23 @@ export function measureSchemaFloor({
   const toolTokens = scale(toolRaw);
   const systemTokens = scale(systemRaw);
   return { tokens: toolTokens + systemTokens, toolTokens, systemTokens, ratio, sources };
+}
+
+const SYSTEM_MESSAGES = Symbol('systemMessages');
+
+/**
+ * The system messages of `messages`, kept with their walk: a history sent again is looked at only
+ * from where it grew (a request's floor is measured on every send).
+ */
+function systemMessages(messages: readonly Message[]): readonly Message[] {
+  return derivedFrom<readonly Message[]>(messages, 'measureSchemaFloor', SYSTEM_MESSAGES, (previous) => {
+    const from = previous?.length ?? 0;
+    let found = previous?.value ?? [];
+    for (let index = from; index < messages.length; index++) {
+      const message = messages[index] as Message;
+      // A list of its own once it grows: the earlier one may still be handed to a shorter list.
+      if (message.role === 'system') found = [...found, message];
+    }
+    return found;
+  }) as readonly Message[];
 }
