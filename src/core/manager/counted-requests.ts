@@ -7,7 +7,7 @@
  */
 import { nextAppendRate } from '../cut/index.js';
 import type { EstimateCache, TokenBreakdown } from '../tokens/index.js';
-import { type ChatRequest, digestItems, type Message, splitTurns } from '../transcript/index.js';
+import { type ChatRequest, digestItems, headRange, type Message } from '../transcript/index.js';
 import { type ManagerState, type PersistedAnchor, parseAnchor } from './manager-state.js';
 import type { Anchor, RequestCount } from './request-count.js';
 import {
@@ -179,7 +179,7 @@ export class CountedRequests {
 }
 
 function headOf(messages: readonly Message[]): readonly Message[] {
-  const { head } = splitTurns(messages);
+  const head = headRange(messages);
   return messages.slice(head.start, head.end);
 }
 

@@ -53,10 +53,15 @@ export function contentKey(item: object): string {
  * objects with the same content (a proxy parses every request anew).
  */
 export function sameItems(a: readonly object[], b: readonly object[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let index = 0; index < a.length; index++) {
-    const left = a[index] as object;
-    const right = b[index] as object;
+  return a.length === b.length && startsWithItems(b, a);
+}
+
+/** Whether `list` starts with the items of `prefix`, compared as {@link sameItems} compares them. */
+function startsWithItems(list: readonly object[], prefix: readonly object[]): boolean {
+  if (list.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) {
+    const left = prefix[index] as object;
+    const right = list[index] as object;
     if (left !== right && contentKey(left) !== contentKey(right)) return false;
   }
   return true;
@@ -69,8 +74,7 @@ export function anchorOnSent(
   cache: EstimateCache,
 ): Anchor | undefined {
   if (sent?.anchor === undefined) return undefined;
-  if (request.messages.length < sent.messages.length) return undefined;
-  if (!sameItems(sent.messages, request.messages.slice(0, sent.messages.length))) return undefined;
+  if (!startsWithItems(request.messages, sent.messages)) return undefined;
   const appended = cache.messages(request.messages.slice(sent.messages.length));
   if (sameItems(sent.tools, request.tools))
     return { reported: sent.anchor, appended: calibrationInputOf(appended) };
@@ -176,10 +180,8 @@ function extensionOfCounted(
   }: { previous?: SentRequest; persisted?: PersistedAnchor; cache: EstimateCache },
 ): ReturnType<typeof extension> {
   if (previous?.anchor !== undefined) {
-    const count = previous.messages.length;
-    if (request.messages.length < count || !sameItems(previous.messages, request.messages.slice(0, count)))
-      return undefined;
-    return extension(previous.anchor, request.messages.slice(count), cache);
+    if (!startsWithItems(request.messages, previous.messages)) return undefined;
+    return extension(previous.anchor, request.messages.slice(previous.messages.length), cache);
   }
   if (persisted === undefined || !extendsPersisted(persisted, request)) return undefined;
   return extension(persisted.reported, request.messages.slice(persisted.messages), cache);

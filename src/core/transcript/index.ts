@@ -25,7 +25,7 @@ export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.j
 export { fromResponses, toResponses } from './openai-responses.js';
 export { readRequest, writeRequest } from './read-request.js';
 export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
-export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
+export { headRange, type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export { fitThinkingBudget, MIN_THINKING_BUDGET } from './thinking-budget.js';
 export {
   type CallDeclaration,

@@ -29,16 +29,32 @@ export interface Segmentation {
  * const newest = turns.at(-1); // never dropped
  */
 export function splitTurns(messages: readonly Message[]): Segmentation {
-  if (!Array.isArray(messages)) requireMessages(messages, 'splitTurns');
-  // The walk numbers the turns (-1 in the head), checking each message once; the ranges follow it,
-  // kept with the walk and extended over what a later send appended.
-  const kept = derivedFrom<Segmentation>(messages, 'splitTurns', SEGMENTATION, (previous, { turnOf }) =>
+  const kept = keptSegmentation(messages, 'splitTurns');
+  // The caller's own list of turns (the kept one is extended by later sends); the ranges are frozen.
+  return { head: kept.head, turns: kept.turns.slice() };
+}
+
+/**
+ * The head of `messages` as {@link splitTurns} cuts it, without a list of the turns.
+ *
+ * @example
+ * const { end } = headRange(messages); // messages.slice(0, end) is the head
+ */
+export function headRange(messages: readonly Message[]): MessageRange {
+  return keptSegmentation(messages, 'headRange').head;
+}
+
+/**
+ * The segmentation kept with the walk of `messages`: the walk numbers the turns (-1 in the head),
+ * checking each message once, and the ranges follow it, extended over what a later send appended.
+ */
+function keptSegmentation(messages: readonly Message[], call: string): Segmentation {
+  if (!Array.isArray(messages)) requireMessages(messages, call);
+  return derivedFrom<Segmentation>(messages, call, SEGMENTATION, (previous, { turnOf }) =>
     previous === undefined || previous.value.head.end === previous.length
       ? segmentation(turnOf, messages.length)
       : extended(previous.value, turnOf, previous.length, messages.length),
   ) as Segmentation;
-  // The caller's own list of turns (the kept one is extended by later sends); the ranges are frozen.
-  return { head: kept.head, turns: kept.turns.slice() };
 }
 
 /** The key segmentations are kept under with a list's walk. */

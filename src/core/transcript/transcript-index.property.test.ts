@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { indexToolCalls } from '../compress/index.js';
-import { type Segmentation, splitTurns } from './split-turns.js';
+import { headRange, type Segmentation, splitTurns } from './split-turns.js';
 import type { Message } from './types.js';
 import { validatePairing } from './validate-pairing.js';
 
@@ -154,6 +154,7 @@ describe('the transcript walk', () => {
           for (const list of lists) {
             const split = splitTurns(list);
             expect(split).toEqual(referenceTurns(list));
+            expect(headRange(list)).toEqual(split.head);
             // What one list was given stays as it was when a longer one is split.
             expect(splitTurns(list)).toEqual(split);
           }
