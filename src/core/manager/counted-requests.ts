@@ -7,7 +7,8 @@
  */
 import { nextAppendRate } from '../cut/index.js';
 import type { EstimateCache, TokenBreakdown } from '../tokens/index.js';
-import { type ChatRequest, digestItems, headRange, type Message } from '../transcript/index.js';
+import { type ChatRequest, digestItems, type Message } from '../transcript/index.js';
+import { headRange } from '../transcript/split-turns.js';
 import { type ManagerState, type PersistedAnchor, parseAnchor } from './manager-state.js';
 import type { Anchor, RequestCount } from './request-count.js';
 import {

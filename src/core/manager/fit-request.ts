@@ -6,12 +6,8 @@
  */
 import type { Budget } from '../budget/index.js';
 import { type EstimateCache, REQUEST_OVERHEAD, restartCalibration, scalarFactor } from '../tokens/index.js';
-import {
-  assertPairing,
-  type ChatRequest,
-  requireChatRequest,
-  withListsUnchanged,
-} from '../transcript/index.js';
+import { assertPairing, type ChatRequest, requireChatRequest } from '../transcript/index.js';
+import { withListsUnchanged } from '../transcript/transcript-index.js';
 import { trustedCounter } from './counter-trust.js';
 import { fitResult, fittedRequest, truncatedError } from './finish-fit.js';
 import { type FitContext, type FitPlan, planFit } from './fit-pipeline.js';

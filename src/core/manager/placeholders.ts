@@ -13,7 +13,8 @@ import {
   type LedgerEntry,
 } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
-import { derivedFrom, type Message, type ToolCall, type UserMessage } from '../transcript/index.js';
+import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
+import { derivedFrom } from '../transcript/transcript-index.js';
 
 /**
  * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before

@@ -10,13 +10,8 @@ import {
   type EstimateCache,
   type TokenBreakdown,
 } from '../tokens/index.js';
-import {
-  type ChatRequest,
-  derivedFrom,
-  digestItems,
-  digestMessages,
-  type Message,
-} from '../transcript/index.js';
+import { type ChatRequest, digestItems, digestMessages, type Message } from '../transcript/index.js';
+import { derivedFrom } from '../transcript/transcript-index.js';
 import type { PersistedAnchor } from './manager-state.js';
 import type { Anchor } from './request-count.js';
 

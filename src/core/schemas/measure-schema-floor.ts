@@ -4,7 +4,8 @@
  * and system messages), attributed to where each tool comes from.
  */
 import { estimateMessage, estimateTools, TOOL_BLOCK_OVERHEAD, type TokenCounter } from '../tokens/index.js';
-import { derivedFrom, type Message, type ToolDefinition } from '../transcript/index.js';
+import type { Message, ToolDefinition } from '../transcript/index.js';
+import { derivedFrom } from '../transcript/transcript-index.js';
 
 /** The source of tools without a `source`: passed in by the caller. */
 export const CALLER_SOURCE = 'caller';

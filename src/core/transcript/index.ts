@@ -25,16 +25,9 @@ export { fromOpenAIChat, readOpenAIMessage, toOpenAIChat } from './openai-chat.j
 export { fromResponses, toResponses } from './openai-responses.js';
 export { readRequest, writeRequest } from './read-request.js';
 export { requireChatRequest, requireMessages, requireObject } from './require-input.js';
-export { headRange, type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
+export { type MessageRange, type Segmentation, splitTurns } from './split-turns.js';
 export { fitThinkingBudget, MIN_THINKING_BUDGET } from './thinking-budget.js';
-export {
-  type CallDeclaration,
-  type Derived,
-  derivedFrom,
-  indexTranscript,
-  type TranscriptIndex,
-  withListsUnchanged,
-} from './transcript-index.js';
+export { type CallDeclaration, indexTranscript, type TranscriptIndex } from './transcript-index.js';
 export type * from './types.js';
 export {
   assertPairing,

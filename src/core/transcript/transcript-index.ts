@@ -5,7 +5,8 @@
  * send asks several of these of the same history, and the next send's history is the same messages
  * with a turn appended: the walk is kept and extended over the appended messages only. A list is
  * matched to a kept walk by comparing its messages with the walked ones by identity (a few
- * nanoseconds a message); a list that differs anywhere is walked afresh.
+ * nanoseconds a message), once per fit ({@link withListsUnchanged}); a list that differs anywhere is
+ * walked afresh.
  */
 import { SpillwayError } from '../errors/index.js';
 import { messageProblem } from './message-problem.js';
@@ -265,8 +266,8 @@ export interface Derived<T> {
  * A value derived from `messages`, extended from what was derived from their first messages before
  * (kept with their walk under `key`): `extend(previous, index)` gets the earlier value and how many
  * messages it covers (undefined when there is none; it may cover them all), and the walk of
- * `messages` (see {@link indexTranscript}), and returns the value
- * for all of `messages`, or undefined to keep nothing. The earlier messages are the same objects
+ * `messages` (see {@link indexTranscript}), and returns the value for all of `messages`, or
+ * undefined to keep nothing. The earlier messages are the same objects
  * (the walk compared them), so a pass whose result for a message depends only on the messages up to
  * it may start where it stopped. `extend` must not change the earlier value in place: another list
  * of the same walk may still be handed it.
