@@ -14,7 +14,7 @@ import {
 } from '../compress/index.js';
 import { droppedTurnsMarker, type MarkerOptions } from '../cut/index.js';
 import type { Message, ToolCall, UserMessage } from '../transcript/index.js';
-import { derivedFrom } from '../transcript/transcript-index.js';
+import { derivedFrom, startsWithSame } from '../transcript/transcript-index.js';
 
 /**
  * The prune marker for `dropped` messages, naming what they read and ran (`entries`): the stored one when the same number was pruned before
@@ -101,19 +101,12 @@ function resultSpans(messages: readonly Message[], state: CompressionState): Spa
   const kept = derivedFrom<Spans>(messages, 'recallSpans', SPANS, (previous) => {
     const earlier = previous?.value;
     const reused =
-      earlier !== undefined && startsWithAll(results, earlier.results) ? earlier.results.length : 0;
+      earlier !== undefined && startsWithSame(results, earlier.results) ? earlier.results.length : 0;
     const spans = reused > 0 ? (earlier as Spans).spans.slice() : [];
     for (let at = reused; at < results.length; at++) spans.push(spanOf(results[at] as CompressedResult));
     return { results, spans };
   });
   return kept as Spans;
-}
-
-/** Whether `list` starts with every item of `prefix` (the same objects). */
-function startsWithAll<T>(list: readonly T[], prefix: readonly T[]): boolean {
-  if (prefix.length > list.length) return false;
-  for (let at = 0; at < prefix.length; at++) if (list[at] !== prefix[at]) return false;
-  return true;
 }
 
 /**

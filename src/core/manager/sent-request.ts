@@ -11,7 +11,7 @@ import {
   type TokenBreakdown,
 } from '../tokens/index.js';
 import { type ChatRequest, digestItems, digestMessages, type Message } from '../transcript/index.js';
-import { derivedFrom } from '../transcript/transcript-index.js';
+import { derivedFrom, startsWithSame } from '../transcript/transcript-index.js';
 import type { PersistedAnchor } from './manager-state.js';
 import type { Anchor } from './request-count.js';
 
@@ -112,18 +112,12 @@ let lastPrefix: { messages: readonly Message[]; digest: string } | undefined;
 
 function prefixDigest(messages: readonly Message[], count: number): string {
   const last = lastPrefix;
-  if (last !== undefined && last.messages.length === count && startsWith(messages, last.messages))
+  if (last !== undefined && last.messages.length === count && startsWithSame(messages, last.messages))
     return last.digest;
   const prefix = messages.slice(0, count);
   const digest = digestMessages(prefix);
   lastPrefix = { messages: prefix, digest };
   return digest;
-}
-
-function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  if (messages.length < prefix.length) return false;
-  for (let index = 0; index < prefix.length; index++) if (messages[index] !== prefix[index]) return false;
-  return true;
 }
 
 /** Anchors already made of a sent request, with the count they were made for (it may change). */

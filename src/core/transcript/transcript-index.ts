@@ -110,14 +110,19 @@ function emptyWalk(): Walk {
   };
 }
 
-/** Whether `messages` starts with every message `walk` holds (the same objects). */
+/** Whether `list` starts with every item of `prefix`: the same objects, in the same places. */
+export function startsWithSame<T>(list: readonly T[], prefix: readonly T[]): boolean {
+  if (list.length < prefix.length) return false;
+  for (let index = 0; index < prefix.length; index++) if (list[index] !== prefix[index]) return false;
+  return true;
+}
+
+/** Whether `messages` starts with every message `walk` holds (its ends compared first). */
 function extendsWalk(messages: readonly Message[], walk: Walk): boolean {
   const walked = walk.messages;
   const length = walked.length;
-  if (messages.length < length) return false;
   if (length > 0 && (messages[length - 1] !== walked[length - 1] || messages[0] !== walked[0])) return false;
-  for (let index = 0; index < length; index++) if (messages[index] !== walked[index]) return false;
-  return true;
+  return startsWithSame(messages, walked);
 }
 
 function walkCall(walk: Walk, call: ToolCall, index: number): void {
