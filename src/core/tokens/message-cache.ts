@@ -20,16 +20,16 @@ import type { TokenizerFamily } from './tokenizer-family.js';
  * tool loop, so it does not count. -1 when there is none.
  */
 export function lastQueryIndex(messages: readonly Message[]): number {
-  return lastQueryBefore(messages, messages.length);
+  return lastQueryIn(messages, 0, messages.length);
 }
 
 function isQuery(message: Message): boolean {
   return message.role === 'user' && message.wire?.attached !== true;
 }
 
-/** The last user query among the first `end` messages, -1 when there is none. */
-function lastQueryBefore(messages: readonly Message[], end: number): number {
-  for (let index = end - 1; index >= 0; index--) if (isQuery(messages[index] as Message)) return index;
+/** The last user query among the messages `[start, end)`, -1 when there is none. */
+function lastQueryIn(messages: readonly Message[], start: number, end: number): number {
+  for (let index = end - 1; index >= start; index--) if (isQuery(messages[index] as Message)) return index;
   return -1;
 }
 
@@ -39,9 +39,9 @@ function lastQueryBefore(messages: readonly Message[], end: number): number {
  * last query near its start, so a scan from the end would read every message).
  */
 function lastQueryWith(messages: readonly Message[], run: RunningTotal, shared: number): number {
-  for (let index = messages.length - 1; index >= shared; index--)
-    if (isQuery(messages[index] as Message)) return index;
-  return run.last < shared ? run.last : lastQueryBefore(messages, shared);
+  const after = lastQueryIn(messages, shared, messages.length);
+  if (after !== -1) return after;
+  return run.last < shared ? run.last : lastQueryIn(messages, 0, shared);
 }
 
 /** Lists shorter than this are summed afresh: a running total would cost more than it saves. */
