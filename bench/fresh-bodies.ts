@@ -1,8 +1,10 @@
 /**
  * The README's usage, `manager.fit(fromOpenAIChat(body))` on every send with the body read anew (what
  * every HTTP-shaped caller does), three ways: handed the body's bytes as the server received them,
- * its text, and the value the caller parsed from it; against the tool loop's path, where the same
- * message objects are appended to one array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
+ * its text, and the value the caller parsed from it; then with the caller's own wire messages, the
+ * same objects appended to its array (what a program that keeps its conversation in the provider's
+ * format does); against the tool loop's path, where the same Spillway message objects are appended
+ * to one array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
  * turns; after each send the provider's count is fed back (`observe`), as every surface does.
  *
  * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe`: reading the bytes or the text is
@@ -87,6 +89,8 @@ export interface FreshBodiesPoint {
   bytesMs: number;
   textMs: number;
   freshMs: number;
+  /** The caller's own wire message objects, appended to its array. */
+  ownMs: number;
   sameMs: number;
   /** The caller's own decoding of the bytes, which the text path needs first (not in `textMs`). */
   decodeMs: number;
@@ -98,6 +102,8 @@ export interface FreshBodiesPoint {
   textRatio: number;
   /** fresh / same, per round, the median. */
   ratio: number;
+  /** own / same, per round, the median. */
+  ownRatio: number;
 }
 
 /** What {@link benchFreshBodies} reports. */
@@ -111,11 +117,13 @@ export interface FreshBodiesResult {
   totalBytesSeconds: number;
   totalTextSeconds: number;
   totalFreshSeconds: number;
+  totalOwnSeconds: number;
   totalSameSeconds: number;
   /** Per-send cost at the last checkpoint over that at the one before, per path. */
   growthBytes: number;
   growthText: number;
   growthFresh: number;
+  growthOwn: number;
   growthSame: number;
   /** The same session with an agent's tool list after its messages: the bytes path and the same objects. */
   toolList: {
@@ -152,9 +160,9 @@ interface Run {
 
 /**
  * The paths measured: the body's bytes as an HTTP server receives them, its text, that text parsed,
- * the same objects.
+ * the caller's own wire messages appended, the same Spillway messages appended.
  */
-export const FRESH_PATHS = ['bytes', 'text', 'fresh', 'same'] as const;
+export const FRESH_PATHS = ['bytes', 'text', 'fresh', 'own', 'same'] as const;
 type Path = (typeof FRESH_PATHS)[number];
 
 /** A body as the caller has it: the bytes it received, their text, and the value parsed from it. */
@@ -189,6 +197,9 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
   const manager = new ContextWindowManager({ contextLength: WINDOW, model: MODEL });
   // The tool loop's path: one array of the same message objects, grown in place.
   const messages = base.messages.slice(0, 2);
+  // The caller's own wire messages: one array of the same objects in the provider's format.
+  const wireMessages = wire.messages as unknown[];
+  const own = wireMessages.slice(0, 2);
   const requestOf: Record<Path, (body: CallerBody) => ChatRequest> = {
     // The README's usage with the body's bytes: a resent history is compared as bytes, never decoded
     // again, and parsed only from where it changed.
@@ -197,6 +208,8 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
     text: ({ text }) => fromOpenAIChat(text),
     // The README's usage with a body the caller parsed: new objects, compared with what was read.
     fresh: ({ parsed }) => fromOpenAIChat(parsed),
+    // The README's usage with the caller's own wire messages: the objects it appended before.
+    own: () => fromOpenAIChat({ ...wire, messages: own }),
     same: () => ({ ...base, messages: messages.slice() }),
   };
   const costs: number[] = [];
@@ -204,6 +217,7 @@ function runPath(path: Path, base: ChatRequest, wire: Record<string, unknown>, t
   const decodes: number[] = [];
   for (let turn = 0; turn < turns; turn++) {
     messages.push(...base.messages.slice(2 + 2 * turn, 4 + 2 * turn));
+    own.push(...wireMessages.slice(2 + 2 * turn, 4 + 2 * turn));
     const body = callerBody(wire, turn);
     parses.push(body.parseMs);
     decodes.push(body.decodeMs);
@@ -299,12 +313,14 @@ export async function benchFreshBodies({
     bytesMs: medianAt('bytes', checkpoint),
     textMs: medianAt('text', checkpoint),
     freshMs: medianAt('fresh', checkpoint),
+    ownMs: medianAt('own', checkpoint),
     sameMs: medianAt('same', checkpoint),
     decodeMs: medianAt('text', checkpoint, (run) => run.decodes),
     parseMs: medianAt('fresh', checkpoint, (run) => run.parses),
     bytesRatio: ratioAt('bytes', checkpoint),
     textRatio: ratioAt('text', checkpoint),
     ratio: ratioAt('fresh', checkpoint),
+    ownRatio: ratioAt('own', checkpoint),
   }));
   const growth = (path: Path) => {
     const [before, last] = checkpoints.slice(-2);
@@ -326,10 +342,12 @@ export async function benchFreshBodies({
     totalBytesSeconds: totalSeconds('bytes'),
     totalTextSeconds: totalSeconds('text'),
     totalFreshSeconds: totalSeconds('fresh'),
+    totalOwnSeconds: totalSeconds('own'),
     totalSameSeconds: totalSeconds('same'),
     growthBytes: growth('bytes'),
     growthText: growth('text'),
     growthFresh: growth('fresh'),
+    growthOwn: growth('own'),
     growthSame: growth('same'),
     toolList: {
       tools: AGENT_TOOLS.length,

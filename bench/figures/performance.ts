@@ -62,8 +62,8 @@ export function proxyPeersSetting(result: ProxyPeersResult): string {
 }
 
 /**
- * Per checkpoint: the README's usage per send, with the body's bytes, its text and it parsed, beside
- * the same-objects path.
+ * Per checkpoint: the README's usage per send, with the body's bytes, its text, it parsed and the
+ * caller's own wire messages, beside the same-objects path.
  */
 export function freshBodiesTable(result: FreshBodiesResult): string {
   const rows = result.points.map((point) => [
@@ -73,6 +73,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
     `${fixed(point.textMs, 2)} ms (${fixed(point.textRatio, 2)}×)`,
     `${fixed(point.freshMs, 2)} ms (${fixed(point.ratio, 2)}×)`,
     `${fixed(point.decodeMs, 2)} ms / ${fixed(point.parseMs, 2)} ms`,
+    `${fixed(point.ownMs, 2)} ms (${fixed(point.ownRatio, 2)}×)`,
     `${fixed(point.sameMs, 2)} ms`,
   ]);
   return table(
@@ -83,6 +84,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
       "`manager.fit(fromOpenAIChat(text))`, the body's text (÷ same)",
       '`manager.fit(fromOpenAIChat(body))`, the body parsed by the caller (÷ same)',
       "the caller's decoding of the bytes / `JSON.parse` of the text",
+      "`manager.fit(fromOpenAIChat(body))`, the caller's own wire messages appended (÷ same)",
       'the same message objects appended',
     ],
     rows,
@@ -93,7 +95,7 @@ export function freshBodiesTable(result: FreshBodiesResult): string {
 export function freshBodiesGrowth(result: FreshBodiesResult): string {
   const [before, last] = result.points.slice(-2);
   if (before === undefined || last === undefined) return '';
-  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthBytes)} with the body's bytes, ${times(result.growthText)} with its text and ${times(result.growthFresh)} with it parsed (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends they cost ${fixed(result.totalBytesSeconds, 2)} s, ${fixed(result.totalTextSeconds, 2)} s and ${fixed(result.totalFreshSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; ${result.clock}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds, each path in a process of its own and the paths taking turns going first. The bytes and text paths' time includes reading the body; it does not include the caller's decoding of the bytes into text (for the text path), nor its parse (for the parsed path), shown beside them.`;
+  return `From ${count(before.turns)} to ${count(last.turns)} turns the per-send cost of the README's usage grows ${times(result.growthBytes)} with the body's bytes, ${times(result.growthText)} with its text, ${times(result.growthFresh)} with it parsed and ${times(result.growthOwn)} with the caller's own messages (the same objects: ${times(result.growthSame)}); over all ${count(last.turns)} sends they cost ${fixed(result.totalBytesSeconds, 2)} s, ${fixed(result.totalTextSeconds, 2)} s, ${fixed(result.totalFreshSeconds, 2)} s and ${fixed(result.totalOwnSeconds, 2)} s of CPU against ${fixed(result.totalSameSeconds, 2)} s. Window ${count(result.window)}; ${result.clock}; per-send figures are the medians of the sends just before each checkpoint, then of ${count(result.rounds)} rounds, each path in a process of its own and the paths taking turns going first. The bytes and text paths' time includes reading the body; it does not include the caller's decoding of the bytes into text (for the text path), nor its parse (for the parsed path), shown beside them.`;
 }
 
 /** The README's usage with an agent's tool list after the messages, when the results have it. */

@@ -72,6 +72,16 @@ describe('messages read again from a body parsed anew', () => {
     for (const [index, message] of written.entries()) expect(message).toBe(parsed.messages[index]);
   });
 
+  it("are written back as the caller's objects of the latest read when the caller goes back to earlier ones", () => {
+    const text = body(['x', 'y']);
+    const first = JSON.parse(text);
+    const second = JSON.parse(text);
+    for (const parsed of [first, first, second, first]) {
+      const written = toOpenAIChat(fromOpenAIChat(parsed)).messages as unknown[];
+      for (const [index, message] of written.entries()) expect(message).toBe(parsed.messages[index]);
+    }
+  });
+
   it('are found again while a prototype carries an enumerable key, and read as they are', () => {
     const text = body(['kept through pollution']);
     const first = fromOpenAIChat(JSON.parse(text));
@@ -133,6 +143,33 @@ describe('ContentMemo', () => {
     for (let tag = 0; tag < 50; tag++) memo.readList([input(tag)], { maxDepth: 8, tooDeep }, () => tag);
     expect(memo.size).toBeLessThan(50);
     expect(memo.total).toBeLessThanOrEqual(100_000);
+  });
+
+  it('tells `found` of an input only when it is another object than the one last handed its value', () => {
+    const memo = new ContentMemo<string>();
+    const told: unknown[] = [];
+    const read = (list: unknown[]) =>
+      memo.readList(
+        list,
+        { maxDepth: 8, tooDeep },
+        (item) => JSON.stringify(item),
+        (_, item) => told.push(item),
+      );
+    const own = [{ text: 'a' }, { text: 'b' }];
+    const equal = [{ text: 'a' }, { text: 'b' }];
+    read(own);
+    read(own);
+    expect(told).toEqual([]);
+    read(equal);
+    expect(told).toHaveLength(2);
+    expect(told[0]).toBe(equal[0]);
+    read(equal);
+    read([own[0], equal[1]]);
+    expect(told).toHaveLength(3);
+    expect(told[2]).toBe(own[0]);
+    // Changed in place, the same object is not what its value was made of: made anew.
+    (own[0] as { text: string }).text = 'c';
+    expect(read(own)).toEqual(['{"text":"c"}', '{"text":"b"}']);
   });
 
   it('makes a value every time for what JSON does not hold', () => {

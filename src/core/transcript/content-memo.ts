@@ -216,6 +216,11 @@ interface Entry<V> {
   used: boolean;
   /** The input last found equal to this entry when it is a shared item (see `isSharedItem`). */
   item?: object;
+  /**
+   * The input its value was last handed out for: that input again (a caller that appends to its own
+   * array resends the same objects) needs no `found` (its strings are held in `parts` already).
+   */
+  input?: unknown;
   /** The entry that came after this one in the list it was last handed out for: the first guess. */
   next?: Entry<V>;
   forgotten?: boolean;
@@ -294,7 +299,7 @@ export class ContentMemo<V> {
 
   /**
    * What `make` makes of each item, or what it made of an equal item before (then handed to `found`
-   * with the item of this list). A list holding two equal items gets two values (whatever is keyed on
+   * with the item of this list, unless that item is the object it was last handed out for). A list holding two equal items gets two values (whatever is keyed on
    * a message object keeps them apart). An item that cannot be remembered (see {@link walkContent})
    * is made every time. `select` picks what the list holds of each value (the value itself by
    * default); pass the same function every time for a resent list to cost nothing per item.
@@ -361,9 +366,11 @@ export class ContentMemo<V> {
       }
       if (entry.round !== round) {
         entry.used = true;
-        if (entry.item !== item) {
+        // The same object as last time (a caller appending to its own array): nothing to tell.
+        if (entry.input !== item) {
           found?.(entry.value, item);
           entry.item = isSharedItem(item) ? (item as object) : undefined;
+          entry.input = item;
         }
       }
       entry.round = round;
@@ -410,6 +417,7 @@ export class ContentMemo<V> {
       round,
       at: index,
       used: false,
+      input: item,
     };
     if (isSharedItem(item)) entry.item = item as object;
     this.#add(entry);
