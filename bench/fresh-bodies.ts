@@ -3,9 +3,10 @@
  * every HTTP-shaped caller does), three ways: handed the body's bytes as the server received them,
  * its text, and the value the caller parsed from it; then with the caller's own wire messages, the
  * same objects appended to its array (what a program that keeps its conversation in the provider's
- * format does); against the tool loop's path, where the same Spillway message objects are appended
- * to one array. One turn (an assistant tool call and its result) is appended before every send, up to 1,000
- * turns; after each send the provider's count is fed back (`observe`), as every surface does.
+ * format does); all against the tool loop's path, where the same Spillway message objects are
+ * appended to one array. One turn (an assistant tool call and its result) is appended before every
+ * send, up to 1,000 turns; after each send the provider's count is fed back (`observe`), as every
+ * surface does.
  *
  * Times are process CPU time of `fromOpenAIChat` + `fit` + `observe`: reading the bytes or the text is
  * part of those paths' time; the caller's own decoding and parse are not. Before every send every
