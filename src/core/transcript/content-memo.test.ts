@@ -3,6 +3,7 @@ import { SpillwayError } from '../errors/index.js';
 import { fromAnthropic } from './anthropic-messages.js';
 import { ContentMemo, walkContent } from './content-memo.js';
 import { fromOpenAIChat, toOpenAIChat } from './openai-chat.js';
+import { fromResponses, toResponses } from './openai-responses.js';
 
 const tooDeep = () => new Error('too deep');
 
@@ -79,6 +80,23 @@ describe('messages read again from a body parsed anew', () => {
     for (const parsed of [first, first, second, first]) {
       const written = toOpenAIChat(fromOpenAIChat(parsed)).messages as unknown[];
       for (const [index, message] of written.entries()) expect(message).toBe(parsed.messages[index]);
+    }
+  });
+
+  it("are written back as the caller's objects of the latest read in Responses, a run of items read as one", () => {
+    const text = JSON.stringify({
+      model: 'gpt-5',
+      input: [
+        { role: 'user', content: 'Fix the failing test.' },
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'export const x = 1;' },
+      ],
+    });
+    const first = JSON.parse(text);
+    for (const parsed of [first, JSON.parse(text), first]) {
+      const written = toResponses(fromResponses(parsed)).input as unknown[];
+      for (const [index, item] of written.entries()) expect(item).toBe(parsed.input[index]);
     }
   });
 

@@ -11,26 +11,34 @@ import {
 import { isJsonBody, readJsonText } from './json-text-memo.js';
 import type { ContentPart, Extra, Message, ToolDefinition } from './types.js';
 
-/** Where a normalized message or tool was read from: the format and its wire object. */
+/**
+ * Where a normalized message or tool was read from: the format and its wire object, held as `value`,
+ * or, when it was read as an item of a list ({@link readItems}), found through that item's read: the
+ * item the read was last handed out for, or its element `at`.
+ */
 interface Original {
   format: string;
   value: unknown;
+  read?: { input: unknown };
+  at?: string | number;
 }
 
 /**
  * Wire objects each normalized message or tool was read from. A message object found here is exactly
  * what the converter produced, so writing it back in the same format can emit the original bytes.
  * Keyed by identity: a copy made with spread is a new object and is written from its fields. A
- * normalized object keeps its record for a format, updated in place: what a read captured (see
- * {@link readItems}) is the record itself, and a later read of an equal item sets its value without
- * looking it up.
+ * normalized object keeps its record for a format; a record made while reading an item of a list
+ * (see {@link readItems}) finds its wire object through that item's read, so a later read of an equal
+ * item hands the read out for it (one assignment) without looking the record up.
  */
 const ORIGINALS = new WeakMap<object, Original>();
 
 export function rememberOriginal(normalized: object, format: string, value: unknown): void {
   let original = ORIGINALS.get(normalized);
-  if (original !== undefined && original.format === format) original.value = value;
-  else {
+  if (original !== undefined && original.format === format) {
+    original.value = value;
+    original.read = undefined;
+  } else {
     original = { format, value };
     ORIGINALS.set(normalized, original);
   }
@@ -42,7 +50,10 @@ let capturing: Array<{ original: Original; value: unknown }> | undefined;
 
 export function originalOf(normalized: object, format: string): unknown {
   const entry = ORIGINALS.get(normalized);
-  return entry && entry.format === format ? entry.value : undefined;
+  if (entry === undefined || entry.format !== format) return undefined;
+  if (entry.read === undefined) return entry.value;
+  const { input } = entry.read;
+  return entry.at === undefined ? input : (input as Record<string | number, unknown>)[entry.at];
 }
 
 export { isRecord };
@@ -113,13 +124,14 @@ function withoutItems(body: unknown, field: string | undefined): unknown {
 export const MAX_ITEM_DEPTH = MAX_JSON_DEPTH - 2;
 
 /**
- * What reading one item made, and where in the item each normalized object's wire original sits
- * (the item itself, or one of its elements): an item found again by content is the caller's own
- * object this time, and what is written back unchanged must be the caller's own.
+ * What reading one item made, and the item it was last handed out for: an item found again by
+ * content is the caller's own object this time, and what is written back unchanged must be the
+ * caller's own. The originals of what the read made are found through `input` (the item itself, or
+ * one of its elements), so handing the read out for another item is one assignment.
  */
 export interface ItemRead<V> {
   value: V;
-  originals: Array<{ original: Original; at: string | number | undefined }>;
+  input: unknown;
 }
 
 function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
@@ -132,7 +144,7 @@ function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
   } finally {
     capturing = outer;
   }
-  const originals: ItemRead<V>['originals'] = [];
+  const itemRead: ItemRead<V> = { value, input: item };
   for (const { original, value: wire } of recorded) {
     let at: string | number | undefined;
     if (wire !== item) {
@@ -140,18 +152,15 @@ function readCapturing<V>(item: unknown, read: () => V): ItemRead<V> {
       else if (isRecord(item)) at = Object.keys(item).find((key) => item[key] === wire);
       if (at === undefined || at === -1) continue;
     }
-    originals.push({ original, at });
+    original.read = itemRead;
+    original.at = at;
   }
-  return { value, originals };
+  return itemRead;
 }
 
-/** Points the originals an item's read captured at `item`, the caller's object of this request. */
+/** Hands an item's read out for `item`, the caller's object of this request (see {@link ItemRead}). */
 function reattach<V>(read: ItemRead<V>, item: unknown): void {
-  const { originals } = read;
-  for (let index = 0; index < originals.length; index++) {
-    const { original, at } = originals[index] as ItemRead<V>['originals'][number];
-    original.value = at === undefined ? item : (item as Record<string | number, unknown>)[at];
-  }
+  read.input = item;
 }
 
 /**
