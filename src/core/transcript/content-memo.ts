@@ -301,8 +301,9 @@ export class ContentMemo<V> {
    * What `make` makes of each item, or what it made of an equal item before (then handed to `found`
    * with the item of this list, unless that item is the object it was last handed out for). A list
    * holding two equal items gets two values (whatever is keyed on a message object keeps them
-   * apart). An item that cannot be remembered (see {@link walkContent}) is made every time. `select` picks what the list holds of each value (the value itself by
-   * default); pass the same function every time for a resent list to cost nothing per item.
+   * apart). An item that cannot be remembered (see {@link walkContent}) is made every time. `select`
+   * picks what the list holds of each value (the value itself by default); pass the same function
+   * every time for a resent list to cost nothing per item.
    */
   readList<W = V>(
     items: readonly unknown[],
