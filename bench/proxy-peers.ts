@@ -236,15 +236,17 @@ const optional = (key: string, value: number | undefined) => (value === undefine
  * Throughput and latency of Spillway's proxy beside a pass-through proxy and the upstream alone.
  *
  * @example
- * const result = await benchProxyPeers({ rounds: 11 });
+ * const result = await benchProxyPeers({ rounds: 25 });
  * console.log(result.settings.find((setting) => setting.clients === 16)?.throughputVsPassThrough);
  */
 export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<ProxyPeersResult> {
   const settings: Required<ProxyPeersOptions> = {
-    // Eleven: on two cores shared by the load, the proxy and the upstream, one round's ratio can stray
-    // by a quarter from the median (a phase is about a second); medians of three moved by a tenth,
-    // and medians of seven at 16 clients with streaming went from 0.74 to 0.91 over four runs.
-    rounds: 11,
+    // Twenty-five: on two cores shared by the load, the proxy and the upstream, one round's ratio can
+    // stray by a quarter or more from the median (a phase is about a second); medians of three moved
+    // by a tenth, medians of seven at 16 clients with streaming went from 0.74 to 0.91 over four runs,
+    // and medians of eleven there from 0.77 to 0.80 over two runs of the same code (a run of 25 rounds
+    // of it: 0.81, its rounds from 0.66 to 1.09).
+    rounds: 25,
     clients: [1, 16, 64],
     // Over a second at the pass-through's rate: a few milliseconds of start-up hardly move a run's rate.
     amount: 1_200,
@@ -361,6 +363,6 @@ export async function benchProxyPeers(options: ProxyPeersOptions = {}): Promise<
 if (process.env.SPILLWAY_BENCH_ROLE === 'emulator')
   await serveBenchEmulator({ model: PEERS_MODEL, contextLength: WINDOW });
 else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const rounds = Number(process.env.ROUNDS ?? 11);
+  const rounds = Number(process.env.ROUNDS ?? 25);
   console.log(JSON.stringify(await benchProxyPeers({ rounds }), null, 2));
 }
