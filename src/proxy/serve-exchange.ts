@@ -120,7 +120,12 @@ function proofHeaders(runtime: ProxyRuntime, exchange: Exchange): Record<string,
 async function serveRoute(runtime: ProxyRuntime, exchange: Exchange, route: Route): Promise<void> {
   const { request, response } = exchange;
   if (route === 'healthz') {
-    const health = { status: 'ok', upstream: runtime.upstreamRoot, store: runtime.state.store.kind };
+    const health = {
+      status: 'ok',
+      upstream: runtime.upstreamRoot,
+      upstream_format: runtime.upstreamFormat,
+      store: runtime.state.store.kind,
+    };
     sendText(response, 'application/json', JSON.stringify(health), proofHeaders(runtime, exchange));
     return;
   }

@@ -263,7 +263,12 @@ describe('health, metrics and Anthropic', () => {
     open.push(emulator);
     const { proxy } = await proxyFor(emulator.url);
     const health = await fetch(`${proxy.url}/healthz`);
-    expect(await health.json()).toEqual({ status: 'ok', upstream: emulator.url, store: 'memory' });
+    expect(await health.json()).toEqual({
+      status: 'ok',
+      upstream: emulator.url,
+      upstream_format: 'openai',
+      store: 'memory',
+    });
     const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-x', maxRetries: 0 });
     await client.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'hi' }] });
     const response = await fetch(`${proxy.url}/metrics`);

@@ -105,6 +105,31 @@ describe('spillway wrap', () => {
     expect((await fetch(`${proxy.url}/healthz`)).status).toBe(200);
   });
 
+  it('does not reuse a proxy on --port that proves the secret but sends to another upstream', async () => {
+    const upstream = await emulator();
+    const elsewhere = await emulator();
+    const proxy = await startProxy({ upstream: elsewhere.url, port: 0, ownerSecret: SECRET });
+    open.push(proxy);
+    const { code, stdout, stderr } = await wrap([
+      '--upstream',
+      upstream.url,
+      '--port',
+      String(proxy.port),
+      '--secret-file',
+      secretFile(),
+      process.execPath,
+      agent,
+      '0',
+    ]);
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { base: string }).base).not.toBe(`${proxy.url}/v1`);
+    expect(stderr).toContain('wrap_reuse_refused');
+    expect(stderr).toContain(`sends to ${elsewhere.url}`);
+    expect(upstream.requests.filter((record) => record.path === '/v1/chat/completions')).toHaveLength(1);
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(proxy.metrics.fits.value()).toBe(0);
+  });
+
   it('never sends the agent’s key to a listener on --port that cannot prove the secret', async () => {
     const upstream = await emulator();
     const squat = await squatter(upstream.url);

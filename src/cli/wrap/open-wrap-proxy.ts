@@ -2,10 +2,12 @@
  * @module
  * The proxy a wrapped agent talks to. By default wrap starts its own, on a free port, holding a
  * secret made for this run. With `--port N` it first asks the listener on N to prove it holds the
- * user's shared secret (an HMAC of a fresh challenge, see `ownerProof`) and reuses it only then; a
- * listener that cannot prove it is never sent anything else, let alone the agent's key.
+ * user's shared secret (an HMAC of a fresh challenge, see `ownerProof`) and reuses it only then, and
+ * only when it sends to the run's upstream in the run's format; a listener that cannot prove it is
+ * never sent anything else, let alone the agent's key.
  */
 import { randomBytes } from 'node:crypto';
+import { serverRoot } from '../../models/index.js';
 import {
   checkOwnerProof,
   OWNER_CHALLENGE_HEADER,
@@ -49,11 +51,18 @@ function hostUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** What a proxy that proved the secret says of itself on `/healthz`. */
+interface ProvenProxy {
+  upstream?: string;
+  upstreamFormat?: string;
+}
+
 /**
- * Whether the listener at `url` proves it holds `secret` for a fresh challenge. Only the challenge
- * is sent: no credential, no body.
+ * The listener at `url`, when it proves it holds `secret` for a fresh challenge, with the upstream
+ * and format its `/healthz` names; `undefined` when it does not prove it. Only the challenge is
+ * sent: no credential, no body.
  */
-export async function provesSecret(url: string, secret: string): Promise<boolean> {
+export async function provenProxy(url: string, secret: string): Promise<ProvenProxy | undefined> {
   const challenge = randomBytes(24).toString('base64url');
   try {
     const response = await fetch(`${url}/healthz`, {
@@ -61,11 +70,32 @@ export async function provesSecret(url: string, secret: string): Promise<boolean
       signal: AbortSignal.timeout(CHALLENGE_TIMEOUT_MS),
       redirect: 'error',
     });
-    await response.body?.cancel();
-    return checkOwnerProof(secret, challenge, response.headers.get(OWNER_PROOF_HEADER) ?? undefined);
+    if (!checkOwnerProof(secret, challenge, response.headers.get(OWNER_PROOF_HEADER) ?? undefined)) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const health = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    const field = (name: string) =>
+      typeof health?.[name] === 'string' ? (health[name] as string) : undefined;
+    const upstream = field('upstream');
+    const upstreamFormat = field('upstream_format');
+    return { ...(upstream ? { upstream } : {}), ...(upstreamFormat ? { upstreamFormat } : {}) };
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Why a proxy that proved the secret is not this run's (another upstream, another format), or
+ * `undefined` when it is.
+ */
+function notThisRuns(proven: ProvenProxy, options: OpenWrapProxyOptions): string | undefined {
+  const upstream = serverRoot(options.upstream);
+  if (proven.upstream !== upstream)
+    return `sends to ${proven.upstream ?? 'an upstream it does not name'}, not to this run's ${upstream}`;
+  if (proven.upstreamFormat !== undefined && proven.upstreamFormat !== options.upstreamFormat)
+    return `speaks ${proven.upstreamFormat} to its upstream, not ${options.upstreamFormat}`;
+  return undefined;
 }
 
 /** The sum of `spillway_proxy_requests_total` in a `/metrics` text. */
@@ -100,7 +130,9 @@ export async function openWrapProxy(options: OpenWrapProxyOptions): Promise<Wrap
   const { reusePort, sharedSecret, host } = options;
   if (reusePort !== undefined) {
     const url = hostUrl(host, reusePort);
-    if (sharedSecret !== undefined && (await provesSecret(url, sharedSecret))) return reusedProxy(url);
+    const proven = sharedSecret === undefined ? undefined : await provenProxy(url, sharedSecret);
+    const other = proven && notThisRuns(proven, options);
+    if (proven && other === undefined) return reusedProxy(url);
     options.onLog({
       level: 'warn',
       event: 'wrap_reuse_refused',
@@ -108,7 +140,9 @@ export async function openWrapProxy(options: OpenWrapProxyOptions): Promise<Wrap
       message:
         sharedSecret === undefined
           ? `no shared secret file, so nothing on port ${reusePort} is reused; a proxy of this run's own is started on a free port`
-          : `nothing on port ${reusePort} proved it holds the shared secret; a proxy of this run's own is started on a free port and nothing was sent to that port`,
+          : other !== undefined
+            ? `the proxy on port ${reusePort} ${other}; a proxy of this run's own is started on a free port and nothing was sent to that port`
+            : `nothing on port ${reusePort} proved it holds the shared secret; a proxy of this run's own is started on a free port and nothing was sent to that port`,
     });
   }
   let arrived = 0;
