@@ -29,8 +29,9 @@ default a coding agent that calls read_file, search and run; requests from spill
 script that lists the project, reads a file it saw, searches for a word of the prompt and answers;
 requests that offer a real client's shell tool (Claude Code, Codex, opencode, pi, Gemini CLI) get
 the generic agent, which reads the files the prompt names and writes their line counts).
-Serves POST /v1/responses (openai, vllm, litellm-vllm) and the counting endpoints
-POST /v1/responses/input_tokens and POST /v1/messages/count_tokens (anthropic).
+Serves POST /v1/responses (openai, vllm, litellm-vllm) and the counting endpoints of the servers
+it models: POST /v1/responses/input_tokens (openai), POST /v1/messages/count_tokens (anthropic),
+POST /tokenize (vllm; llamacpp with POST /apply-template).
 
 profiles: ${PROFILE_NAMES.join(', ')}
   --context-length N   the enforced window (max_model_len, n_ctx, num_ctx…)

@@ -48,13 +48,15 @@ export const serveCommand: Command = {
                       [--max-body-bytes N] [--connect-timeout MS] [--first-byte-timeout MS]
                       [--idle-timeout MS] [--secret-file FILE] [--heap-reserve MB] [--verbose]
 
-Forwards POST /v1/chat/completions, /v1/responses and /v1/messages to the upstream after fitting
-them to the model's window: old tool outputs elided, oldest whole turns pruned, max_tokens kept
-when it fits and lowered when it does not (an Anthropic thinking budget with it). An upstream
-overflow is recovered and retried once; a request nothing can fit is answered 400
-context_length_exceeded. /v1/messages/count_tokens and /v1/responses/input_tokens answer for the
-fitted request. Gemini generateContent, /v1/completions and Ollama's /api/chat pass through
-unfitted (x-spillway-fit: passthrough; api=…), as do Responses requests with previous_response_id
+Forwards POST /v1/chat/completions, /v1/responses, /v1/messages and the Gemini API's
+/v1beta/models/MODEL:generateContent and :streamGenerateContent to the upstream after fitting them
+to the model's window: old tool outputs elided, oldest whole turns pruned, max_tokens kept when it
+fits and lowered when it does not (an Anthropic thinking budget with it). An upstream overflow is
+recovered and retried once; a request nothing can fit is answered 400 context_length_exceeded.
+/v1/messages/count_tokens, /v1/responses/input_tokens and Gemini's :countTokens answer for the
+fitted request. Vertex AI's generateContent (projects/…/models/…), /v1/completions and Ollama's
+/api/chat and /api/generate pass through unfitted (x-spillway-fit: passthrough; api=…), as do
+Responses requests with previous_response_id and Gemini requests with cachedContent
 (x-spillway-fit: server-state); a notice at start lists them. Every other path is forwarded
 unchanged. Credentials are forwarded, never logged.
 
@@ -79,7 +81,7 @@ unchanged. Credentials are forwarded, never logged.
   --verbose            log every request (JSON lines on stderr); otherwise warnings only
 
 Prints "listening on http://HOST:PORT" when ready; stops cleanly on SIGINT or SIGTERM.
-GET /healthz answers {"status":"ok"}; GET /metrics is in the Prometheus text format.`,
+GET /healthz answers {"status":"ok","upstream":…}; GET /metrics is in the Prometheus text format.`,
   options: {
     upstream: { type: 'string' },
     port: { type: 'string' },

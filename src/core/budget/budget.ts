@@ -133,3 +133,26 @@ export function replyReserve({
     Math.min(DEFAULT_RESERVE, most, maxTokens ?? DEFAULT_RESERVE, outputCap ?? DEFAULT_RESERVE),
   );
 }
+
+/**
+ * What the window leaves the prompt, in words: `the W-token window leaves B after reserving R for the
+ * reply`, or, when nothing is left, the reserve and the safety margin that took it.
+ *
+ * @example
+ * windowRoomText({ window: 4_000, reserve: 4_000, budget: -120 });
+ * // 'the 4000-token window leaves no room for the prompt after reserving 4000 for the reply and 120 for estimation error'
+ */
+export function windowRoomText({
+  window,
+  reserve,
+  budget,
+}: {
+  window: number;
+  reserve: number;
+  budget: number;
+}): string {
+  if (budget > 0)
+    return `the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  const margin = window - reserve - budget;
+  return `the ${window}-token window leaves no room for the prompt after reserving ${reserve} for the reply${margin > 0 ? ` and ${margin} for estimation error` : ''}`;
+}

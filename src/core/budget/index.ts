@@ -14,6 +14,7 @@ export {
   type ModelLimits,
   replyReserve,
   type WindowCheck,
+  windowRoomText,
 } from './budget.js';
 export {
   CLAMP_MARGIN,

@@ -193,6 +193,27 @@ describe('ContextWindowManager', () => {
       /contextLength must be a positive integer/,
     );
     expect(() => new ContextWindowManager({ safetyRatio: 2 })).toThrow(/safetyRatio/);
+    expect(() => new ContextWindowManager({ contextLength: 4_000, reserve: 4_000 })).toThrow(
+      /reserve \(4000\) must be less than contextLength \(4000\)/,
+    );
+  });
+
+  it('refuses with context_truncated, not a crash, when the reserve leaves the prompt no room', () => {
+    const history: Message[] = [...head];
+    for (let index = 1; index <= 20; index++) history.push(...turn(index, 40));
+    // A window learned later can fall below the reserve fixed at construction.
+    const manager = new ContextWindowManager({ contextLength: 8_000, reserve: 3_990 });
+    manager.learnWindow('gpt-4o', 4_000);
+    let error: unknown;
+    try {
+      manager.fit(request(history));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ContextTruncatedError.isInstance(error)).toBe(true);
+    expect((error as SpillwayError).message).toMatch(
+      /the 4000-token window leaves no room for the prompt after reserving 3990 for the reply and 120 for estimation error/,
+    );
   });
 });
 

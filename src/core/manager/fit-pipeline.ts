@@ -101,9 +101,9 @@ const MARKER_NAMES_SHARE = 0.15;
 /** Characters per token of a list of names, on the low side (o200k: about 4 for identifiers). */
 const NAMES_CHARS_PER_TOKEN = 3;
 
-/** Characters of names a drop's marker may list, for a budget. */
+/** Characters of names a drop's marker may list, for a budget (none for a budget below zero). */
 function markerNamesChars(budget: number): number {
-  return Math.floor(budget * MARKER_NAMES_SHARE * NAMES_CHARS_PER_TOKEN);
+  return Math.max(0, Math.floor(budget * MARKER_NAMES_SHARE * NAMES_CHARS_PER_TOKEN));
 }
 
 const NO_CUT: CutReport = { kind: 'none', freed: 0, droppedTurns: 0, elided: 0, shortened: 0 };

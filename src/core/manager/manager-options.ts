@@ -105,6 +105,15 @@ export function checkManagerOptions(options: unknown): asserts options is Contex
     if (value !== undefined && (!Number.isInteger(value) || value <= 0))
       throw new SpillwayError('invalid_config', `${key} must be a positive integer, got ${value}`);
   }
+  if (
+    given.reserve !== undefined &&
+    given.contextLength !== undefined &&
+    given.reserve >= given.contextLength
+  )
+    throw new SpillwayError(
+      'invalid_config',
+      `reserve (${given.reserve}) must be less than contextLength (${given.contextLength}): it is the part of the window kept for the reply, and the prompt needs the rest`,
+    );
   if (given.safetyRatio !== undefined && !(given.safetyRatio >= 0 && given.safetyRatio < 0.5))
     throw new SpillwayError('invalid_config', `safetyRatio must be in [0, 0.5), got ${given.safetyRatio}`);
   if (given.cutRunway !== undefined && !(given.cutRunway >= 0 && given.cutRunway <= 100))

@@ -75,7 +75,7 @@ describe('ContextWindowManager notices', () => {
       manager.fit(request(messages, tools));
     } catch (error) {
       expect((error as Error).message).toMatch(
-        /The largest part is tool schemas, about \d+ tokens .*\(tracker \d+k \(300 tools\)\)/,
+        /The largest part is tool schemas and request overhead, about \d+ tokens .*\(tracker \d+k \(300 tools\)\)/,
       );
     }
     expect(messages).toEqual(snapshot);

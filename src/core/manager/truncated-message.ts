@@ -1,9 +1,10 @@
+import { windowRoomText } from '../budget/index.js';
 import { describeSources, type SchemaSource } from '../schemas/index.js';
 import type { Message } from '../transcript/index.js';
 
 /** Prompt tokens of each part of the smallest request Spillway can build, in the count's units. */
 export interface RequestParts {
-  /** Tool schemas and the request's own overhead. */
+  /** Tool schemas and the request's own overhead (the few tokens every request costs). */
   schemas: number;
   /** System messages. */
   system: number;
@@ -42,7 +43,7 @@ export function requestParts({
 /** What each part is called, and what to do when it is the one too large. */
 const CULPRITS: Record<keyof RequestParts, { name: string; fix: (sources: string) => string }> = {
   schemas: {
-    name: 'tool schemas',
+    name: 'tool schemas and request overhead',
     fix: (sources) =>
       `disable servers, filter their tools or load them on demand, or send shorter schemas${sources}`,
   },
@@ -76,7 +77,7 @@ export function truncatedMessage({
   parts: RequestParts;
   sources: readonly SchemaSource[];
 }): string {
-  const base = `the smallest request Spillway can build (the head and the newest turn, ${messages} messages) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  const base = `the smallest request Spillway can build (the head and the newest turn, ${messages} ${messages === 1 ? 'message' : 'messages'}) needs about ${estimate} prompt tokens, but ${windowRoomText({ window, reserve, budget })}`;
   if (budget <= 0) return `${base}; lower the reserve or use a model with a larger window`;
   const largest = (Object.keys(parts) as Array<keyof RequestParts>).reduce((best, key) =>
     parts[key] > parts[best] ? key : best,

@@ -3,6 +3,7 @@
  * The smallest request recovery could ever send, and what to tell the user when even that does not
  * fit: the problem is then not the history, so no history is compacted for it.
  */
+import { windowRoomText } from '../budget/index.js';
 import { renderedToolMessage } from '../compress/index.js';
 import { newestRunResults, shortenedText } from '../cut/index.js';
 import type { RequestMeasure } from '../manager/index.js';
@@ -59,7 +60,7 @@ export function explainFloor({
   tools?: readonly ToolDefinition[];
 }): string {
   const { estimate, budget, window, reserve, schemaTokens } = measure;
-  const base = `even the smallest request Spillway can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but the ${window}-token window leaves ${budget} after reserving ${reserve} for the reply`;
+  const base = `even the smallest request Spillway can build (system prompt, tool schemas and the newest message) needs about ${estimate} prompt tokens, but ${windowRoomText({ window, reserve, budget })}`;
   if (budget <= 0) return `${base}; lower max_tokens or the reserve`;
   if (schemaTokens > budget / 2)
     return `${base}; tool schemas alone take about ${schemaTokens}${schemaSources(tools)}: send fewer tools or shorter schemas, or load them on demand (the history is not the problem, so it was left as it is)`;
