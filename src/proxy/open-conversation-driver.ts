@@ -11,10 +11,13 @@ import {
   ConversationDriver,
   createCalibration,
   type DriverState,
+  isPlausibleWindow,
+  type LearnedWindows,
   type ManagerState,
   sendPolicy,
   tokenizerFamilyOf,
 } from '../core/index.js';
+import { type LimitSourceKind, limitSourceKind } from '../models/index.js';
 import { cachedEstimator } from './cached-estimator.js';
 import type { ProxyModelSettings } from './proxy-config.js';
 import type { ProxyRuntime } from './proxy-runtime.js';
@@ -24,7 +27,41 @@ import { sha256 } from './sha256.js';
 import type { UpstreamCounters } from './upstream-counters.js';
 
 /** Parts of the manager state kept per model by the store, not per conversation. */
-const MODEL_STATE_KEYS = new Set(['calibration', 'learnedWindows', 'learnedOutputCaps']);
+const MODEL_STATE_KEYS = new Set(['calibration', 'learnedOutputCaps']);
+
+/**
+ * Where a window may come from for a conversation's own rejections to overrule it: a gateway's
+ * claim, the catalog, the config (a hard value too: a rejection lowers it for the rest of the
+ * conversation, as docs/limits.md says) or the fallback. A window the upstream stated, the probe
+ * read or discovery found stands.
+ */
+const OVERRULED_SOURCES: ReadonlySet<LimitSourceKind> = new Set([
+  'config:hard',
+  'claimed',
+  'catalog',
+  'config',
+  'fallback',
+]);
+
+/**
+ * The window this conversation's own rejections taught for its model, while it still applies: below
+ * the window the upstream's limits give, and only when those are no stated, probed or discovered figure.
+ * A rejection without figures teaches a window (see `recoverFromOverflow`) that no store keeps per
+ * model, since nothing matches it with the request sent; kept with the conversation, it spares
+ * every later request of the conversation the same rejection. A window the model's limits come to
+ * state later replaces it.
+ */
+export function conversationWindows(
+  stored: unknown,
+  model: string | undefined,
+  limits: Pick<UpstreamLimits, 'contextLength' | 'source'>,
+): LearnedWindows {
+  if (model === undefined || typeof stored !== 'object' || stored === null) return {};
+  if (!OVERRULED_SOURCES.has(limitSourceKind(limits.source.contextLength))) return {};
+  const window = (stored as Record<string, unknown>)[model];
+  if (typeof window !== 'number' || !isPlausibleWindow(window) || window >= limits.contextLength) return {};
+  return { [model]: window };
+}
 
 /** Inputs of {@link openConversationDriver}. */
 export interface OpenConversationDriverOptions {
@@ -74,11 +111,12 @@ export function openConversationDriver({
   });
   const driver = new ConversationDriver(policy.driver);
   const stored = conversation.driver ?? {};
+  const manager = stored.manager as Partial<ManagerState> | undefined;
   driver.restore({
     manager: {
-      ...(stored.manager as Partial<ManagerState> | undefined),
+      ...manager,
       calibration: calibration ?? createCalibration(),
-      learnedWindows: {},
+      learnedWindows: conversationWindows(manager?.learnedWindows, request.model, limits),
     },
     ...(stored.prefix === undefined ? {} : { prefix: stored.prefix as never }),
   });

@@ -46,7 +46,10 @@ const PARSED_CALIBRATIONS = 64;
 
 /** What is kept per conversation: its driver's sticky state (cuts, anchor, remembered compaction). */
 export interface ConversationState {
-  /** Driver state besides the model-level calibration and learned windows, which are kept per model. */
+  /**
+   * Driver state besides the model's calibration and output caps, which are kept per model; the
+   * windows the conversation's own rejections taught are kept here (see `conversationWindows`).
+   */
   driver?: {
     manager?: Record<string, unknown>;
     prefix?: unknown;

@@ -55,5 +55,42 @@ describe('a rejection without figures of a request the proxy believed fits', () 
     expect(Number(response.headers.get('x-spillway-window'))).toBeLessThanOrEqual(8_192);
     // Nothing blamed the counter: no calibration was raised from a count no one stated.
     expect(JSON.stringify(logs)).not.toMatch(/calibration raised/);
+
+    // The conversation goes on: its later requests are fitted to the window it learned, not sent at
+    // the catalog's 128,000 to be rejected again.
+    const before = emulator.requests.length;
+    for (const turns of [11, 12, 13]) {
+      const next = await client.responses
+        .create({
+          model: 'gpt-4o',
+          instructions: 'You are a coding agent.',
+          input: input(turns),
+          store: false,
+        })
+        .withResponse();
+      expect(next.data.status).toBe('completed');
+      expect(Number(next.response.headers.get('x-spillway-window'))).toBeLessThanOrEqual(8_192);
+    }
+    const later = emulator.requests.slice(before).filter((record) => record.path === '/v1/responses');
+    expect(later.map((record) => record.status)).toEqual(later.map(() => 200));
+  });
+
+  it('keeps the learned window to its conversation: another conversation starts from the catalog', async () => {
+    const emulator = await startEmulator({ profile: 'openai', contextLength: 8_192 });
+    open.push(emulator);
+    const proxy = await startProxy({ upstream: emulator.url, port: 0 });
+    open.push(proxy);
+    const client = new OpenAI({ baseURL: `${proxy.url}/v1`, apiKey: 'sk-r', maxRetries: 0 });
+    await client.responses.create({
+      model: 'gpt-4o',
+      instructions: 'You are a coding agent.',
+      input: input(10),
+      store: false,
+    });
+    const other = await client.responses
+      .create({ model: 'gpt-4o', instructions: 'You are another agent.', input: input(1), store: false })
+      .withResponse();
+    expect(other.data.status).toBe('completed');
+    expect(Number(other.response.headers.get('x-spillway-window'))).toBe(128_000);
   });
 });
