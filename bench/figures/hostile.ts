@@ -112,8 +112,8 @@ const ROWS: Array<[string, (f: Figures) => [string, string]]> = [
   [
     'learned_limits',
     (f) => [
-      `${f.attacks} overflow sentences a client made the upstream echo (windows of 2,000 and 10,000,000 tokens, on one key and on two keys that agree)`,
-      `${f.windows_set_for_other_keys} windows set for another key, ${f.unmatched_windows_learned} figures learned that matched no request sent; two agreeing keys moved everyone's window one step of ${f.shared_step_factor}×; ${f.stored_secrets} keys and ${f.stored_without_expiry} entries without expiry in the store`,
+      `${f.attacks} overflow sentences a client made the upstream echo (windows of 2,000 and 10,000,000 tokens, on one key and on two keys that agree; prompt counts 4× the request's)`,
+      `${f.windows_set_for_other_keys} windows set for another key, ${f.unmatched_windows_learned} figures learned that matched no request sent; two agreeing keys moved everyone's window one step of ${f.shared_step_factor}×; another key's count after the stated ones ${f.count_raised_for_other_keys}× what it was before; ${f.stored_secrets} keys and ${f.stored_without_expiry} entries without expiry in the store`,
     ],
   ],
   [

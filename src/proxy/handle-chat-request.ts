@@ -375,9 +375,16 @@ async function remember({
   const driverState = driver.state;
   const state = conversationStateOf(driverState, conversation);
   const calibration = driverState.manager.calibration;
-  // Written only when it counts differently: a reply that repeats what is known costs no write.
+  // Written only when it counts differently: a reply that repeats what is known costs no write. Not
+  // after an overflow that stated a prompt count: that count is the upstream's word about this
+  // request alone, and an upstream that quotes client input in its errors can be made to state any
+  // figure. The calibration it raised served the retry; the model's, shared by every client, is
+  // calibrated by the next reply's usage instead.
+  const stated = evidence.rejected.some(({ overflow }) => overflow.input !== undefined);
   const calibrated =
-    model !== undefined && !calibrationsAgree(calibration, prepared.calibration ?? createCalibration());
+    model !== undefined &&
+    !stated &&
+    !calibrationsAgree(calibration, prepared.calibration ?? createCalibration());
   await Promise.all([
     runtime.state.saveRequestState({
       ...(state ? { conversation: { key, state } } : {}),
