@@ -145,7 +145,9 @@ export class CommandProcesses {
     if (first.length === 0) return;
     for (const { pid } of first) signal(pid, 'SIGTERM');
     for (let waited = 0; waited < graceMs; waited += GRACE_CHECK_MS) {
-      await new Promise((resolve) => setTimeout(resolve, GRACE_CHECK_MS).unref());
+      // A timer that holds the process: the caller awaits this, and nothing else may be left to
+      // (the command's pipes are closed), so an unref'd one let Node exit with the wait unsettled.
+      await new Promise((resolve) => setTimeout(resolve, GRACE_CHECK_MS));
       if (this.#scan().length === 0) return;
     }
     for (let round = 0; round < STOP_ROUNDS; round++) {

@@ -87,7 +87,8 @@ function stopGroup(child: ChildProcess): void {
   setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
 }
 
-const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** A wait someone awaits: its timer keeps the process alive (an unref'd one could leave the await unsettled). */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs `command` with `sh -c` in its own process group and resolves when `sh` has ended and its

@@ -5,13 +5,17 @@
  * call returns, none of them may be running; whatever a failed check leaves behind is killed by the
  * test itself.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createRunCommandTool } from '../../src/chat/run-command-tool.js';
 import { recordHostile, writeHostileResults } from '../support/hostile-results.js';
+import { runProcess } from '../support/run-process.js';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const loader = join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs');
 
 const root = mkdtempSync(join(tmpdir(), 'spillway-hostile-run-'));
 const started: number[] = [];
@@ -76,6 +80,29 @@ describe.skipIf(process.platform !== 'linux')('processes that leave run_commandâ
     const { output, survivors } = await run(`setsid sh -c 'sleep 300 & echo "pid $!"'; sleep 300`, 1_000);
     expect(output).toMatch(/stopped after 1 s, the command limit/);
     expect(survivors).toBe(0);
+  });
+
+  it('the call returns at the time limit in a process with nothing else to wait for', async () => {
+    // Once the command's pipes are closed, only the tool's own stopping keeps Node running: a wait
+    // on an unref'd timer there let the process exit (code 13) with the call unsettled.
+    const script = join(root, 'limit.mts');
+    writeFileSync(
+      script,
+      [
+        `import { createRunCommandTool } from ${JSON.stringify(join(repo, 'src/chat/run-command-tool.ts'))};`,
+        `const tool = createRunCommandTool({ root: ${JSON.stringify(root)}, confirm: async () => true, timeoutMs: 1_000 });`,
+        `const output = await tool.execute({ command: "setsid -f sh -c 'echo \\"pid $$\\" > daemon.pid; exec sleep 300'; sleep 300" }, { callId: 'c' });`,
+        'console.log(JSON.stringify(output));',
+      ].join('\n'),
+    );
+    const { status, stdout } = await runProcess(process.execPath, ['--import', loader, script], {
+      cwd: repo,
+      input: '',
+    });
+    started.push(...pidsIn(readPidFile()));
+    expect(status).toBe(0);
+    expect(stdout).toMatch(/stopped after 1 s, the command limit/);
+    expect(started.filter(running)).toEqual([]);
   });
 
   it('a daemon that forks itself off with setsid -f is stopped', async () => {
