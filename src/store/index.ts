@@ -32,6 +32,7 @@ export {
   retryBusy,
   retryBusyAsync,
   SQLITE_BUSY_TIMEOUT_MS,
+  type TransactionalDatabase,
   writeTransaction,
 } from './sqlite-busy.js';
 export { defaultStorePath, SqliteSessionStore } from './sqlite-session-store.js';

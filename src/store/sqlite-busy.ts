@@ -7,8 +7,15 @@
  * timeout ("Busy handler is not invoked" for that case: sqlite.org/c3ref/busy_handler.html). What is
  * still busy after the timeout is retried a few times with a growing, jittered pause.
  */
-import type Database from 'better-sqlite3';
 
+/**
+ * What {@link writeTransaction} needs of a database: better-sqlite3's `transaction`, written out so
+ * that the declarations of `spillway/store` do not name an optional package's types (a program
+ * without better-sqlite3 installed type-checks against them too).
+ */
+export interface TransactionalDatabase {
+  transaction<T>(work: () => T): { immediate(): T };
+}
 /** How long SQLite itself waits for a lock before failing a statement (`PRAGMA busy_timeout`). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
@@ -88,6 +95,6 @@ async function retryBusyLater<T>(work: () => T, first: unknown): Promise<T> {
  * @example
  * const stored = writeTransaction(db, () => insertTurn(db, turn));
  */
-export function writeTransaction<T>(db: Database.Database, work: () => T): T {
+export function writeTransaction<T>(db: TransactionalDatabase, work: () => T): T {
   return retryBusy(() => db.transaction(work).immediate());
 }

@@ -21,6 +21,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -176,12 +177,18 @@ describe('the library alone (npm install --omit=optional)', () => {
     );
     const uses = subpaths.map((_, index) => `typeof part${index}`).join(', ');
     writeFileSync(join(lean, 'types.ts'), `${imports.join('\n')}\nexport type Parts = [${uses}];\n`);
+    // Node's types and nothing else: the repository's own @types folder also holds those of the
+    // optional packages, and the compiler would find a missing package's types there.
+    const typeRoots = join(lean, 'type-roots');
+    mkdirSync(typeRoots, { recursive: true });
+    if (!existsSync(join(typeRoots, 'node')))
+      symlinkSync(join(REPO, 'node_modules/@types/node'), join(typeRoots, 'node'));
     writeTsconfig(lean, 'tsconfig.types.json', {
       compilerOptions: {
         ...CONSUMER_COMPILER_OPTIONS,
         noEmit: true,
         skipLibCheck: false,
-        typeRoots: [join(REPO, 'node_modules/@types')],
+        typeRoots: [typeRoots],
       },
       files: ['types.ts'],
     });
