@@ -67,8 +67,8 @@ unchanged. Credentials are forwarded, never logged.
                        redis://HOST:PORT to share them between instances; kept per
                        upstream, learned limits for a day, the rest for a week
   --config FILE        JSON: context_length, output_cap, reserve, summary_max_tokens,
-                       max_body_bytes, connect_timeout_ms, first_byte_timeout_ms,
-                       idle_timeout_ms, overflow_patterns, models: { ID: { … } }
+                       cut_runway, max_body_bytes, connect_timeout_ms, first_byte_timeout_ms,
+                       idle_timeout_ms, overflow_patterns, probe_limits, models: { ID: { … } }
   --max-body-bytes N   bodies over N bytes are answered 413 (default ${DEFAULT_MAX_BODY_BYTES})
   --connect-timeout MS       wait at most MS to connect to the upstream (default ${DEFAULT_UPSTREAM_TIMEOUTS.connectMs})
   --first-byte-timeout MS    wait at most MS for the first byte of its answer (default ${DEFAULT_UPSTREAM_TIMEOUTS.firstByteMs})

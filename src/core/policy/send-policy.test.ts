@@ -72,3 +72,11 @@ describe('toolResultLimit', () => {
     );
   });
 });
+
+describe('sendPolicy with a surface it does not know', () => {
+  it('throws invalid_argument naming the surfaces', () => {
+    expect(() => sendPolicy({ surface: 'bogus' as never })).toThrow(
+      /surface must be one of library, loop, chat, demo, proxy, ai-sdk, openai, anthropic, got "bogus"/,
+    );
+  });
+});

@@ -8,11 +8,24 @@
  */
 import type { ClampMode, WindowCheck } from '../budget/index.js';
 import type { ConversationDriverOptions, HashText, MeasureRequest } from '../driver/index.js';
+import { SpillwayError } from '../errors/index.js';
 import type { OverflowPattern } from '../overflow/index.js';
 import type { TokenCounter } from '../tokens/index.js';
 
 /** Where a send is made from. */
 export type SendSurface = 'library' | 'loop' | 'chat' | 'demo' | 'proxy' | 'ai-sdk' | 'openai' | 'anthropic';
+
+/** Every {@link SendSurface}. */
+export const SEND_SURFACES: readonly SendSurface[] = [
+  'library',
+  'loop',
+  'chat',
+  'demo',
+  'proxy',
+  'ai-sdk',
+  'openai',
+  'anthropic',
+];
 
 /** The surfaces whose caller continues with the history a send returns (a compaction is adopted). */
 const ADOPTING: ReadonlySet<SendSurface> = new Set(['loop', 'chat', 'demo']);
@@ -123,6 +136,11 @@ export function sendPolicy({
   hash,
   passthrough,
 }: SendPolicyOptions): SendPolicy {
+  if (!SEND_SURFACES.includes(surface))
+    throw new SpillwayError(
+      'invalid_argument',
+      `sendPolicy: surface must be one of ${SEND_SURFACES.join(', ')}, got ${JSON.stringify(surface)}`,
+    );
   const clamp: ClampMode | undefined = surface === 'proxy' ? 'lower' : user.clamp;
   const driver = assignDefined<ConversationDriverOptions>(
     {},
