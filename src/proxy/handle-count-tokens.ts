@@ -1,8 +1,9 @@
 /**
  * @module
  * The counting endpoints, answered for the request Spillway would send: Anthropic's
- * `POST /v1/messages/count_tokens` (Claude Code calls it to decide when to compact) and the
- * Responses API's `POST /v1/responses/input_tokens`. The body is fitted by the conversation's
+ * `POST /v1/messages/count_tokens` (Claude Code calls it to decide when to compact), the
+ * Responses API's `POST /v1/responses/input_tokens` and Gemini's `countTokens` (its route hands the
+ * request it read to {@link answerCount}). The body is fitted by the conversation's
  * driver, as the next send will be, and the answer is the best count of the fitted body there is,
  * in the endpoint's shape, with `x-spillway-count` saying which:
  * 1. `upstream`: the upstream's own count, from the same endpoint when it has one, else from its
@@ -17,6 +18,7 @@ import {
   ContextTruncatedError,
   type FitResult,
   type RequestFormat,
+  toGemini,
   writeRequest,
 } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
@@ -42,11 +44,15 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Upstream paths that answered 404 or 405 to a count, by upstream: not asked again. */
 const missingPaths = new WeakMap<ProxyRuntime, Set<string>>();
 
-/** The count a counting endpoint answers: `input_tokens`, when its JSON has one. */
-function inputTokensOf(text: string): number | undefined {
+/**
+ * The count a counting endpoint answers, when its JSON has one: `input_tokens` (Anthropic, the
+ * Responses API), `totalTokens` (Gemini's `countTokens`).
+ */
+function countIn(format: RequestFormat, text: string): number | undefined {
   try {
-    const value = JSON.parse(text) as { input_tokens?: unknown };
-    return typeof value.input_tokens === 'number' ? value.input_tokens : undefined;
+    const value = JSON.parse(text) as { input_tokens?: unknown; totalTokens?: unknown };
+    const count = format === 'gemini' ? value.totalTokens : value.input_tokens;
+    return typeof count === 'number' ? count : undefined;
   } catch {
     return undefined;
   }
@@ -54,6 +60,11 @@ function inputTokensOf(text: string): number | undefined {
 
 /** A count in the endpoint's shape. */
 function countBody(format: RequestFormat, tokens: number): string {
+  if (format === 'gemini')
+    return JSON.stringify({
+      totalTokens: tokens,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: tokens }],
+    });
   return JSON.stringify(
     format === 'anthropic'
       ? { input_tokens: tokens }
@@ -61,23 +72,33 @@ function countBody(format: RequestFormat, tokens: number): string {
   );
 }
 
+/** The body of a count request for the fitted request, in the route's format. */
+function countRequestBody(format: RequestFormat, fitted: ChatRequest): Buffer {
+  if (format === 'gemini') {
+    const request = { model: `models/${fitted.model}`, ...toGemini(fitted) };
+    return Buffer.from(JSON.stringify({ generateContentRequest: request }));
+  }
+  return Buffer.from(JSON.stringify(writeRequest(fitted)));
+}
+
 /** Step 1: the fitted body on the upstream's own copy of this endpoint; `undefined` when it gives no count. */
 async function sameEndpointCount(
   runtime: ProxyRuntime,
   exchange: Exchange,
+  format: RequestFormat,
   fitted: ChatRequest,
 ): Promise<CountAnswer | undefined> {
   const missing = missingPaths.get(runtime) ?? new Set<string>();
   missingPaths.set(runtime, missing);
   if (missing.has(exchange.path)) return undefined;
-  const body = Buffer.from(JSON.stringify(writeRequest(fitted)));
+  const body = countRequestBody(format, fitted);
   const started = performance.now();
   try {
     const reply = await sendAndRead({ ...upstreamJsonPost(runtime, exchange, body), isStream: () => false });
     const text = (reply.body ?? Buffer.alloc(0)).toString('utf8');
     const status = reply.response.statusCode ?? 502;
     if (status === 404 || status === 405) missing.add(exchange.path);
-    if (status >= 300 || inputTokensOf(text) === undefined) return undefined;
+    if (status >= 300 || countIn(format, text) === undefined) return undefined;
     return {
       status,
       text,
@@ -202,10 +223,31 @@ export async function handleCountTokens({
   }
   const request = await readChatRequest({ runtime, exchange, body, format });
   if (request === undefined) return;
+  await answerCount({ runtime, exchange, body, format, request });
+}
+
+/**
+ * Answers a count request Spillway read (`request`): fitted as the next send would be, then counted
+ * by the upstream's own copy of the endpoint, else its counting endpoint, else the fit's own count.
+ * One nothing can fit is forwarded unchanged.
+ */
+export async function answerCount({
+  runtime,
+  exchange,
+  body,
+  format,
+  request,
+}: {
+  runtime: ProxyRuntime;
+  exchange: Exchange;
+  body: Buffer;
+  format: RequestFormat;
+  request: ChatRequest;
+}): Promise<void> {
   const fit = await fitToCount({ runtime, exchange, body, request });
   if (fit === undefined) return;
   const answer =
-    (await sameEndpointCount(runtime, exchange, fit.request)) ??
+    (await sameEndpointCount(runtime, exchange, format, fit.request)) ??
     (await serverEndpointCount(runtime, exchange, format, fit.request)) ??
     fitCount(format, fit);
   if (exchange.signal.aborted) return;

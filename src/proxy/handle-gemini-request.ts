@@ -3,18 +3,17 @@
  * The Gemini API through the proxy: `POST /v1beta/models/{model}:generateContent` and
  * `:streamGenerateContent` go through the conversation's driver as any chat request does (the
  * model from the URL; fitted, sent, recovered once), and `:countTokens` is answered for the request
- * Spillway would send: fitted, then counted by the upstream's own `countTokens` (an exact count), or
- * by Spillway when the upstream gives none. A request that continues cached content
+ * Spillway would send, as the other counting endpoints are (`answerCount`): fitted, then counted by
+ * the upstream's own `countTokens`, else by its counting endpoint (`/tokenize`…), else by Spillway. A request that continues cached content
  * (`cachedContent`) holds part of its conversation on the server, where Spillway can neither count
  * nor cut it: it goes unchanged, and its answer says so in `x-spillway-fit`.
  */
-import { type ChatRequest, type FitResult, readRequest, SpillwayError, toGemini } from '../core/index.js';
+import { type ChatRequest, readRequest, SpillwayError } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';
-import { handleChatRequest, spillwayHeaders } from './handle-chat-request.js';
-import { fitToCount } from './handle-count-tokens.js';
-import { type Exchange, type ProxyRuntime, upstreamJsonPost } from './proxy-runtime.js';
+import { handleChatRequest } from './handle-chat-request.js';
+import { answerCount } from './handle-count-tokens.js';
+import type { Exchange, ProxyRuntime } from './proxy-runtime.js';
 import { parseRequestBody } from './read-request-body.js';
-import { forwardedResponseHeaders, sendAndRead } from './upstream-request.js';
 
 /** A Gemini API call: the model and the method its path names. */
 export interface GeminiCall {
@@ -59,30 +58,6 @@ function countedRequest(value: unknown): Record<string, unknown> | undefined {
   return isRecord(value.generateContentRequest) ? value.generateContentRequest : value;
 }
 
-/** The upstream's `totalTokens` for the fitted request; `undefined` when it gives none. */
-async function upstreamCount(
-  runtime: ProxyRuntime,
-  exchange: Exchange,
-  model: string,
-  fit: FitResult,
-): Promise<{ status: number; text: string; headers: Record<string, string | string[]> } | undefined> {
-  const request = { model: `models/${model}`, ...toGemini(fit.request) };
-  const body = Buffer.from(JSON.stringify({ generateContentRequest: request }));
-  const started = performance.now();
-  try {
-    const reply = await sendAndRead({ ...upstreamJsonPost(runtime, exchange, body), isStream: () => false });
-    const text = (reply.body ?? Buffer.alloc(0)).toString('utf8');
-    const status = reply.response.statusCode ?? 502;
-    const value = parsed(Buffer.from(text));
-    if (status >= 300 || !isRecord(value) || typeof value.totalTokens !== 'number') return undefined;
-    return { status, text, headers: forwardedResponseHeaders(reply.response.headers) };
-  } catch {
-    return undefined;
-  } finally {
-    exchange.upstreamMs += performance.now() - started;
-  }
-}
-
 /** The request a `countTokens` body counts, read; `undefined` when it is none Spillway can read. */
 function readCounted(body: Buffer, model: string): ChatRequest | undefined {
   const inner = countedRequest(parsed(body));
@@ -107,23 +82,7 @@ async function countTokens(
     await forwardUnchanged({ runtime, exchange, body, headers: { 'x-spillway-fit': 'skipped' } });
     return;
   }
-  const fit = await fitToCount({ runtime, exchange, body, request });
-  if (fit === undefined) return;
-  const counted = await upstreamCount(runtime, exchange, model, fit);
-  if (exchange.signal.aborted) return;
-  const text =
-    counted?.text ??
-    JSON.stringify({
-      totalTokens: fit.estimate,
-      promptTokensDetails: [{ modality: 'TEXT', tokenCount: fit.estimate }],
-    });
-  exchange.response.writeHead(counted?.status ?? 200, {
-    ...(counted?.headers ?? { 'content-type': 'application/json' }),
-    ...spillwayHeaders(fit, 'none'),
-    'x-spillway-count': counted ? 'upstream' : fit.countSource,
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  exchange.response.end(text);
+  await answerCount({ runtime, exchange, body, format: 'gemini', request });
 }
 
 /**

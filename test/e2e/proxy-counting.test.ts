@@ -7,7 +7,7 @@
  */
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fromOpenAIChat, toAnthropic } from '../../src/core/index.js';
+import { fromGemini, fromOpenAIChat, toAnthropic, toOpenAIChat } from '../../src/core/index.js';
 import { fakeToolResult, startEmulator } from '../../src/emulator/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { exactCounterInfo } from '../../src/tokenizers/index.js';
@@ -111,6 +111,22 @@ describe("the counting routes answer the upstream's own count of the fitted requ
     const again = await post(`${proxy.url}/v1/responses/input_tokens`, body);
     expect(((await again.json()) as { input_tokens: number }).input_tokens).toBe(counted.input_tokens);
     expect(emulator.requests.filter((entry) => entry.path === '/v1/responses/input_tokens')).toHaveLength(1);
+  });
+
+  it("answers Gemini's countTokens with vLLM's /tokenize count when the upstream has no countTokens", async () => {
+    const emulator = await startEmulator({ profile: 'vllm', port: 0, model: 'qwen', contextLength: 32_768 });
+    open.push(emulator);
+    const proxy = await startProxy({ upstream: emulator.url, port: 0 });
+    open.push(proxy);
+    const body = { contents: [{ role: 'user', parts: [{ text: 'Count the files in src.' }] }] };
+    const answer = await post(`${proxy.url}/v1beta/models/qwen:countTokens`, body);
+    const counted = (await answer.json()) as { totalTokens: number };
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-spillway-count')).toBe('upstream');
+    expect(answer.headers.get('x-spillway-count-endpoint')).toBe('/tokenize');
+    const chat = fromGemini({ model: 'qwen', ...body });
+    const direct = await post(`${emulator.url}/tokenize`, { model: 'qwen', ...toOpenAIChat(chat) });
+    expect(counted.totalTokens).toBe(((await direct.json()) as { count: number }).count);
   });
 
   it("answers /v1/messages/count_tokens with llama.cpp's template and tokenizer, as its chat reports", async () => {

@@ -125,6 +125,7 @@ describe('the Gemini API through the proxy', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-spillway-count')).toBe('upstream');
+    expect(response.headers.get('x-spillway-count-endpoint')).toBe(`/v1beta/models/${MODEL}:countTokens`);
     const { totalTokens } = (await response.json()) as { totalTokens: number };
     expect(totalTokens).toBeGreaterThan(0);
     expect(totalTokens).toBeLessThanOrEqual(12_000);
