@@ -54,6 +54,8 @@ export function clientTransport({
         if (error.failure === 'aborted' || signal?.aborted) return { ok: false, failure: 'aborted', error };
         if (error.failure === 'stream_interrupted')
           return { ok: false, failure: 'stream_interrupted', error };
+        if (error.failure === 'stream_timeout')
+          return { ok: false, failure: 'stream_interrupted', stalled: true, error };
         if (error.failure === 'http' || error.failure === 'stream_error')
           return {
             ok: false,

@@ -34,8 +34,9 @@ export function isRetryableFailure(error: ProviderError): boolean {
   if (should === 'true') return true;
   if (should === 'false') return false;
   if (error.failure === 'connection') return true;
-  // Interrupted streams have their own retry class in the tool loop; the client does not repeat them.
-  if (error.failure === 'stream_interrupted') return false;
+  // Interrupted streams have their own retry class in the tool loop; the client does not repeat them,
+  // nor a stream that went silent (it would wait as long again).
+  if (error.failure === 'stream_interrupted' || error.failure === 'stream_timeout') return false;
   const status = error.status;
   if (status === undefined) return error.failure === 'stream_error';
   return status === 408 || status === 409 || status === 429 || status >= 500;

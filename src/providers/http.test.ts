@@ -27,7 +27,7 @@ describe('readEvents', () => {
     const { events, error } = await drain(stalling(['data: {"a":1}\n\n']), { idleMs: 20 });
     expect(events).toEqual(['{"a":1}']);
     expect(ProviderError.isInstance(error)).toBe(true);
-    expect((error as ProviderError).failure).toBe('stream_interrupted');
+    expect((error as ProviderError).failure).toBe('stream_timeout');
     expect((error as Error).message).toMatch(/stream idle timeout.*stream_idle_timeout_seconds/);
   });
 

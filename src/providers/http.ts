@@ -155,7 +155,7 @@ export async function* readEvents(
             started
               ? `the stream sent nothing for ${wait / 1_000} s in the middle of the reply (stream idle timeout); the server or the connection is stuck: try again; if it needs longer, raise the stream idle timeout (stream_idle_timeout_seconds in the chat config, streamTimeouts.idleMs in code)`
               : `the stream sent nothing for ${wait / 1_000} s after it began (first chunk timeout); try again; if the prompt needs a longer prefill, raise the first chunk timeout (first_chunk_timeout_seconds in the chat config, streamTimeouts.firstChunkMs in code)`,
-            { failure: 'stream_interrupted', status: response.status },
+            { failure: 'stream_timeout', status: response.status },
           );
         }
         chunk = read;

@@ -13,6 +13,11 @@ export type ProviderFailure =
   | 'stream_error'
   /** The stream ended before the reply finished. */
   | 'stream_interrupted'
+  /**
+   * The stream sent nothing within its first-chunk or idle timeout: the server or the connection is
+   * stuck, and sending again would wait as long again.
+   */
+  | 'stream_timeout'
   /** The request never got an answer (refused, reset, DNS, timeout). */
   | 'connection'
   /** The caller aborted. */

@@ -1,7 +1,7 @@
 /**
  * A provider stream that sends one chunk and then nothing, its connection kept open: `spillway chat`
- * must end the turn with a clear error naming the wait and the setting that raises it, exit, and
- * keep the session (the prompt is in the store, and the session can be resumed).
+ * must end the turn with a clear error naming the wait and the setting that raises it, without
+ * sending again (each resend would wait as long), exit, and keep the session (the prompt is in the store, and the session can be resumed).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
@@ -25,6 +25,7 @@ const HANG_LIMIT_MS = 60_000;
 describe('a stream that stalls after its first chunk', () => {
   it('ends the chat turn with a clear error, and the session is kept', async () => {
     const stalled: ServerResponse[] = [];
+    let sends = 0;
     const server = createServer((request, response) => {
       request.resume();
       request.on('end', () => {
@@ -32,6 +33,7 @@ describe('a stream that stalls after its first chunk', () => {
           response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}');
           return;
         }
+        sends++;
         response.writeHead(200, { 'content-type': 'text/event-stream' });
         response.write(
           `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'Let me' }, finish_reason: null }] })}\n\n`,
@@ -58,6 +60,8 @@ describe('a stream that stalls after its first chunk', () => {
       expect(run.status).not.toBe(0);
       expect(run.stderr).toMatch(/stream idle timeout/);
       expect(run.stderr).toMatch(/stream_idle_timeout_seconds/);
+      // Not sent again: a server that went silent would keep the user waiting as long on each resend.
+      expect(sends).toBe(1);
       const store = new SqliteSessionStore(join(cwd, 'sessions.db'));
       const sessions = store.listSessions();
       const kept = sessions[0] === undefined ? [] : store.liveMessages(sessions[0].id);

@@ -125,7 +125,7 @@ describe("the counting routes answer the upstream's own count of the fitted requ
     expect(answer.headers.get('x-spillway-count')).toBe('upstream');
     expect(answer.headers.get('x-spillway-count-endpoint')).toBe('/tokenize');
     const chat = fromGemini({ model: 'qwen', ...body });
-    const direct = await post(`${emulator.url}/tokenize`, { model: 'qwen', ...toOpenAIChat(chat) });
+    const direct = await post(`${emulator.url}/tokenize`, toOpenAIChat(chat));
     expect(counted.totalTokens).toBe(((await direct.json()) as { count: number }).count);
   });
 

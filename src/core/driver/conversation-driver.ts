@@ -303,7 +303,10 @@ export class ConversationDriver {
       if (result.failure === 'aborted')
         return { observation: { kind: 'aborted' }, message: 'the send was aborted' };
       if (result.failure === 'stream_interrupted')
-        return { observation: { kind: 'stream_interrupted' }, message: messageOf(result.error) };
+        return {
+          observation: { kind: result.stalled === true ? 'stream_stalled' : 'stream_interrupted' },
+          message: messageOf(result.error),
+        };
       if (result.failure === 'failed')
         return { observation: { kind: 'failed' }, message: messageOf(result.error) };
       const overflow =
@@ -558,6 +561,8 @@ export class ConversationDriver {
 /** What a failed send says, with how often a retry class was spent. */
 function failureMessage(reason: SendFailureReason, state: AttemptState, message: string | undefined): string {
   const detail = message ?? reason;
+  if (reason === 'stream_interrupted' && state.stalled)
+    return `the reply stream went silent (${detail}); the conversation is kept, send again when the provider answers`;
   if (reason === 'stream_interrupted')
     return `the reply stream broke off ${state.streamInterrupted + 1} times in a row (${detail}); check the connection to the provider and try again`;
   if (reason === 'invalid_tool_arguments')

@@ -28,6 +28,14 @@ describe('nextAttempt', () => {
     expect(decisions[3]).toEqual({ next: 'fail', reason: 'stream_interrupted' });
   });
 
+  it('never resends a stream that went silent past a timeout, even with retries left', () => {
+    expect(run([{ kind: 'stream_stalled' }])).toEqual([{ next: 'fail', reason: 'stream_interrupted' }]);
+    expect(run([{ kind: 'stream_interrupted' }, { kind: 'stream_stalled' }])).toEqual([
+      { next: 'retry', reason: 'stream_interrupted', attempt: 1 },
+      { next: 'fail', reason: 'stream_interrupted' },
+    ]);
+  });
+
   it('retries invalid tool arguments once, then fails with invalid_tool_arguments', () => {
     expect(run([{ kind: 'invalid_tool_arguments' }, { kind: 'invalid_tool_arguments' }])).toEqual([
       { next: 'retry', reason: 'invalid_tool_arguments', attempt: 1 },

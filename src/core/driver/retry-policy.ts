@@ -56,6 +56,8 @@ export interface AttemptState {
   contextExhausted: number;
   silentTruncation: number;
   recovered: boolean;
+  /** The last attempt's stream went silent past a timeout (the send ends: see `stream_stalled`). */
+  stalled?: boolean;
 }
 
 /** A fresh send: nothing spent. */
@@ -77,6 +79,8 @@ export type AttemptObservation =
   /** A reply came, but the server silently cut the prompt; the window it kept was learned. */
   | { kind: 'silent_truncation' }
   | { kind: 'stream_interrupted' }
+  /** The stream went silent past a timeout: not sent again (see `TransportError.stalled`). */
+  | { kind: 'stream_stalled' }
   | { kind: 'overflow'; overflow: OverflowInfo }
   | { kind: 'failed' }
   | { kind: 'aborted' };
@@ -116,6 +120,8 @@ export function nextAttempt(
       return { state, decision: { next: 'fail', reason: 'aborted' } };
     case 'failed':
       return { state, decision: { next: 'fail', reason: 'provider_error' } };
+    case 'stream_stalled':
+      return { state: { ...state, stalled: true }, decision: { next: 'fail', reason: 'stream_interrupted' } };
     case 'overflow':
       if (state.recovered) return { state, decision: { next: 'fail', reason: 'context_truncated' } };
       return { state: { ...state, recovered: true }, decision: { next: 'recover' } };

@@ -46,6 +46,11 @@ export interface TransportError {
   body?: string;
   /** The classification a transport had to make in flight, by `options.classify` (the driver's own). */
   overflow?: OverflowInfo;
+  /**
+   * With `stream_interrupted`: the stream went silent past a timeout rather than breaking off. It is
+   * not sent again: a server that is stuck keeps the caller waiting as long again on every resend.
+   */
+  stalled?: boolean;
 }
 
 /** A provider's answer, as much of it as a surface has, for the driver to classify. */
