@@ -8,15 +8,15 @@ const limits = (contextLength: number, source: LimitSource) => ({
 });
 
 describe('conversationWindows', () => {
-  it('keeps the window a conversation learned below a catalog, claimed, config or fallback window', () => {
-    for (const source of ['catalog', 'claimed:/model/info', 'config', 'config:hard', 'fallback'] as const)
+  it('keeps the window a conversation learned below a catalog, claimed, soft config or fallback window', () => {
+    for (const source of ['catalog', 'claimed:/model/info', 'config', 'fallback'] as const)
       expect(conversationWindows({ 'gpt-4o': 8_192 }, 'gpt-4o', limits(128_000, source))).toEqual({
         'gpt-4o': 8_192,
       });
   });
 
-  it('lets a stated, probed or discovered window stand', () => {
-    for (const source of ['stated', 'probed', 'discovered:/v1/models'] as const)
+  it('lets a stated, probed, discovered or hard window stand', () => {
+    for (const source of ['stated', 'probed', 'discovered:/v1/models', 'config:hard'] as const)
       expect(conversationWindows({ 'gpt-4o': 8_192 }, 'gpt-4o', limits(128_000, source))).toEqual({});
   });
 

@@ -31,21 +31,16 @@ const MODEL_STATE_KEYS = new Set(['calibration', 'learnedOutputCaps']);
 
 /**
  * Where a window may come from for a conversation's own rejections to overrule it: a gateway's
- * claim, the catalog, the config (a hard value too: a rejection lowers it for the rest of the
- * conversation, as docs/limits.md says) or the fallback. A window the upstream stated, the probe
- * read or discovery found stands.
+ * claim, the catalog, the config's soft value or the fallback. A window the upstream stated, the
+ * probe read or discovery found stands, and so does a hard config (each request is fitted to it
+ * again, whatever a rejection taught the one before).
  */
-const OVERRULED_SOURCES: ReadonlySet<LimitSourceKind> = new Set([
-  'config:hard',
-  'claimed',
-  'catalog',
-  'config',
-  'fallback',
-]);
+const OVERRULED_SOURCES: ReadonlySet<LimitSourceKind> = new Set(['claimed', 'catalog', 'config', 'fallback']);
 
 /**
  * The window this conversation's own rejections taught for its model, while it still applies: below
- * the window the upstream's limits give, and only when those are no stated, probed or discovered figure.
+ * the window the upstream's limits give, and only when those are no stated, probed or discovered
+ * figure, nor a hard config.
  * A rejection without figures teaches a window (see `recoverFromOverflow`) that no store keeps per
  * model, since nothing matches it with the request sent; kept with the conversation, it spares
  * every later request of the conversation the same rejection. A window the model's limits come to
