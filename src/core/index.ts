@@ -8,6 +8,7 @@ export * from './budget/detect-silent-truncation.js';
 export * from './budget/index.js';
 export * from './compact/index.js';
 export * from './compress/index.js';
+export { type CutMiddle, type KeepEndsOptions, keepEnds } from './cut/index.js';
 export * from './driver/index.js';
 export * from './errors/index.js';
 export * from './manager/index.js';

@@ -5,7 +5,7 @@
  * make every send impossible; cut at execution, it keeps its start and its end and says what is
  * missing.
  */
-import { type Content, contentText, estimateTokens } from '../core/index.js';
+import { type Content, contentText, estimateTokens, keepEnds } from '../core/index.js';
 
 /**
  * The result, or its start and end around a marker when its estimate is above `maxTokens`. Text is
@@ -30,14 +30,9 @@ export function limitToolResult({
   if (tokens <= maxTokens) return { content, cut: false };
   // Characters in proportion to the room, with a margin for the marker and uneven density.
   const keep = Math.floor((text.length * maxTokens * 0.9) / tokens);
-  let headEnd = Math.floor((keep * 2) / 3);
-  let tailStart = text.length - (keep - headEnd);
-  const newline = text.lastIndexOf('\n', headEnd);
-  if (newline > headEnd / 2) headEnd = newline + 1;
-  const tailNewline = text.indexOf('\n', tailStart);
-  if (tailNewline !== -1 && tailNewline < tailStart + (text.length - tailStart) / 2)
-    tailStart = tailNewline + 1;
-  const cutTokens = tokens - estimateTokens(text.slice(0, headEnd) + text.slice(tailStart), options).total;
-  const marker = `[… about ${Math.max(0, cutTokens).toLocaleString('en-US')} tokens of this output cut to fit the context window; the start and the end are kept. Ask for a narrower range to see the middle.]`;
-  return { content: `${text.slice(0, headEnd)}\n${marker}\n${text.slice(tailStart)}`, cut: true };
+  const cutText = keepEnds(text, keep, ({ head, tail }) => {
+    const cutTokens = tokens - estimateTokens(head + tail, options).total;
+    return `[… about ${Math.max(0, cutTokens).toLocaleString('en-US')} tokens of this output cut to fit the context window; the start and the end are kept. Ask for a narrower range to see the middle.]`;
+  });
+  return { content: cutText, cut: true };
 }

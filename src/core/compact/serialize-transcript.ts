@@ -4,6 +4,7 @@
  * conversation to continue) and what `recall` returns.
  */
 import { describeToolCall } from '../compress/index.js';
+import { keepEnds } from '../cut/index.js';
 import type { Content, Message } from '../transcript/index.js';
 
 /** How much of each message a serialization keeps, in characters (`Infinity`: all of it). */
@@ -50,9 +51,10 @@ function visibleText(content: Content): string {
 export function cutMiddle(text: string, limit: number): string {
   if (text.length <= limit) return text;
   if (limit <= 0) return '';
-  const head = Math.ceil(limit * 0.7);
-  const tail = Math.floor(limit * 0.3);
-  return `${text.slice(0, head)}\n[… ${text.length - head - tail} characters cut …]\n${text.slice(text.length - tail)}`;
+  return keepEnds(text, limit, ({ chars }) => `[… ${chars} characters cut …]`, {
+    headShare: 0.7,
+    atLines: false,
+  });
 }
 
 /**

@@ -38,8 +38,11 @@ function cutMarker(lines: number, tokens: number, recallId: number): string {
   return `[… ${what} cut (${formatCount(tokens)} tokens) · recall #${recallId}]`;
 }
 
-/** Keeps the head and tail lines around a marker; `undefined` when that would not be shorter. */
-function keepEnds(input: RenderInput, head: number, tail: number): string | undefined {
+/**
+ * Keeps whole head and tail lines around a marker; `undefined` when that would not be shorter. By
+ * lines, not characters (`keepEnds` in core/cut): a level keeps a number of lines of any output.
+ */
+function keepEndLines(input: RenderInput, head: number, tail: number): string | undefined {
   const lines = input.text.split('\n');
   if (lines.length <= head + tail) {
     const capped = lines.map(cutLine);
@@ -67,9 +70,9 @@ function keepEnds(input: RenderInput, head: number, tail: number): string | unde
 export function renderLevel(level: CompressedLevel, input: RenderInput): string | undefined {
   switch (level) {
     case 'truncated':
-      return keepEnds(input, TRUNCATED_HEAD_LINES, TRUNCATED_TAIL_LINES);
+      return keepEndLines(input, TRUNCATED_HEAD_LINES, TRUNCATED_TAIL_LINES);
     case 'outline':
-      return keepEnds(input, 1, 1);
+      return keepEndLines(input, 1, 1);
     case 'elided': {
       const stale = input.staleBecause === undefined ? '' : `; ${input.staleBecause}`;
       const back = input.back === undefined ? '' : `; ${input.back}`;

@@ -10,6 +10,7 @@ export {
   MIN_CUT_TARGET_SHARE,
   nextAppendRate,
 } from './cut-target.js';
+export { type CutMiddle, type KeepEndsOptions, keepEnds } from './head-and-tail.js';
 export {
   droppedTurnsMarker,
   ledgerText,
@@ -19,7 +20,6 @@ export {
   shortenedMarker,
 } from './markers.js';
 export {
-  keepEnds,
   newestRunResults,
   type ShortenNewestOptions,
   type ShortenNewestResult,

@@ -15,6 +15,7 @@ import {
   sourceOf,
 } from '../compress/index.js';
 import { contentText, type Message, type ToolMessage } from '../transcript/index.js';
+import { keepEnds } from './head-and-tail.js';
 import { type MarkerOptions, shortenedMarker } from './markers.js';
 
 /** Share of the room a result's kept text aims for: the marker and uneven density take the rest. */
@@ -42,26 +43,6 @@ export interface ShortenNewestResult {
   state: CompressionState;
   /** Tool-call ids shortened. */
   shortened: string[];
-}
-
-/** The text kept of `text` in about `keep` characters: its start and end at line breaks, a marker between. */
-export function keepEnds(
-  text: string,
-  keep: number,
-  marker: (cut: { lines: number; chars: number }) => string,
-): string {
-  if (keep >= text.length) return text;
-  let headEnd = Math.max(0, Math.floor((keep * 2) / 3));
-  let tailStart = text.length - Math.max(0, keep - headEnd);
-  const newline = text.lastIndexOf('\n', headEnd);
-  if (newline > headEnd / 2) headEnd = newline + 1;
-  const tailNewline = text.indexOf('\n', tailStart);
-  if (tailNewline !== -1 && tailNewline < tailStart + (text.length - tailStart) / 2)
-    tailStart = tailNewline + 1;
-  if (tailStart < headEnd) tailStart = headEnd;
-  const middle = text.slice(headEnd, tailStart);
-  const lines = middle.length === 0 ? 0 : middle.split('\n').length;
-  return `${text.slice(0, headEnd)}\n${marker({ lines, chars: middle.length })}\n${text.slice(tailStart)}`;
 }
 
 /** Where the results of the newest tool run are among `messages` (the last assistant call's results). */
