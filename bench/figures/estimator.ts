@@ -57,6 +57,7 @@ const FAMILY_NAMES: Record<string, string> = {
   llama2: 'Llama 2',
   mistral: 'Mistral',
   llama3: 'Llama 3',
+  qwen2: 'Qwen 2',
 };
 
 /** `o200k_vs_o200k` → `o200k`; `conservative_vs_llama3` → `conservative vs Llama 3`. */

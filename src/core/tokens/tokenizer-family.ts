@@ -23,15 +23,18 @@ const FAMILY_PATTERNS: ReadonlyArray<[TokenizerFamily, RegExp]> = [
 
 /**
  * The families `conservative` takes the largest estimate of: the modern byte-level BPE vocabularies
- * (100k+ tokens) most served models use. The 32k SentencePiece families (Llama 2, Mistral v0.1) make
- * 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by the
- * first response's usage (calibration only grows).
+ * (100k+ tokens) most served models use. Qwen's splits every digit, where the others group digits in
+ * threes: without it, digit-heavy text (ids, hashes, numbered logs) of an unplaced model was counted
+ * at as little as 0.77 of what Qwen counts. The 32k SentencePiece families (Llama 2, Mistral v0.1)
+ * make 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by
+ * the first response's usage (calibration only grows).
  */
 export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
   'o200k',
   'cl100k',
   'claude_legacy',
   'llama3',
+  'qwen2',
 ];
 
 /**
@@ -42,7 +45,9 @@ const PLACED = new LruCache<string, TokenizerFamily>({ maxEntries: 1_024 });
 
 /**
  * The tokenizer family of a model id, `conservative` when unknown (Qwen, DeepSeek, GLM, Gemma and
- * other modern models, whose tokenizers are close to o200k and cl100k). Claude models get the Claude
+ * other modern models, whose tokenizers are close to o200k, cl100k and Qwen's). Qwen models stay
+ * `conservative` although the estimator has Qwen's weights: an id names a model, not what the
+ * server counts with (a server may serve `qwen` and count with o200k). Claude models get the Claude
  * vocabulary's weights; a provider that counts more is corrected by calibration.
  *
  * @example
