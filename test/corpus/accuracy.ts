@@ -164,5 +164,4 @@ export const ACCURACY_CASES: ReadonlyArray<readonly [TokenizerFamily, ReferenceN
   ['conservative', 'cl100k'],
   ['conservative', 'claude_legacy'],
   ['conservative', 'llama3'],
-  ['conservative', 'qwen2'],
 ];
