@@ -43,6 +43,25 @@ async function wrap(args: string[]): Promise<{ code: number | null; stdout: stri
   return { code: status, stdout, stderr };
 }
 
+/** `spillway wrap` of the test agent against `upstream`, asked to reuse a proxy on `port`. */
+function wrapOnPort(
+  upstream: string,
+  port: number,
+  secretMode?: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return wrap([
+    '--upstream',
+    upstream,
+    '--port',
+    String(port),
+    '--secret-file',
+    secretFile(secretMode),
+    process.execPath,
+    agent,
+    '0',
+  ]);
+}
+
 async function emulator(): Promise<Emulator> {
   const started = await startEmulator({ profile: 'vllm' });
   open.push(started);
@@ -88,17 +107,7 @@ describe('spillway wrap', () => {
     const upstream = await emulator();
     const proxy = await startProxy({ upstream: upstream.url, port: 0, ownerSecret: SECRET });
     open.push(proxy);
-    const { code, stdout } = await wrap([
-      '--upstream',
-      upstream.url,
-      '--port',
-      String(proxy.port),
-      '--secret-file',
-      secretFile(),
-      process.execPath,
-      agent,
-      '0',
-    ]);
+    const { code, stdout } = await wrapOnPort(upstream.url, proxy.port);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { base: string }).base).toBe(`${proxy.url}/v1`);
     expect(proxy.metrics.fits.value()).toBeGreaterThan(0);
@@ -110,17 +119,7 @@ describe('spillway wrap', () => {
     const elsewhere = await emulator();
     const proxy = await startProxy({ upstream: elsewhere.url, port: 0, ownerSecret: SECRET });
     open.push(proxy);
-    const { code, stdout, stderr } = await wrap([
-      '--upstream',
-      upstream.url,
-      '--port',
-      String(proxy.port),
-      '--secret-file',
-      secretFile(),
-      process.execPath,
-      agent,
-      '0',
-    ]);
+    const { code, stdout, stderr } = await wrapOnPort(upstream.url, proxy.port);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { base: string }).base).not.toBe(`${proxy.url}/v1`);
     expect(stderr).toContain('wrap_reuse_refused');
@@ -133,17 +132,7 @@ describe('spillway wrap', () => {
   it('never sends the agent’s key to a listener on --port that cannot prove the secret', async () => {
     const upstream = await emulator();
     const squat = await squatter(upstream.url);
-    const { code, stdout, stderr } = await wrap([
-      '--upstream',
-      upstream.url,
-      '--port',
-      String(squat.port),
-      '--secret-file',
-      secretFile(),
-      process.execPath,
-      agent,
-      '0',
-    ]);
+    const { code, stdout, stderr } = await wrapOnPort(upstream.url, squat.port);
     expect(code).toBe(0);
     const base = (JSON.parse(stdout) as { base: string }).base;
     expect(base).not.toContain(`:${squat.port}/`);
@@ -161,17 +150,7 @@ describe('spillway wrap', () => {
     const upstream = await emulator();
     const proxy = await startProxy({ upstream: upstream.url, port: 0, ownerSecret: SECRET });
     open.push(proxy);
-    const { code, stdout, stderr } = await wrap([
-      '--upstream',
-      upstream.url,
-      '--port',
-      String(proxy.port),
-      '--secret-file',
-      secretFile(0o644),
-      process.execPath,
-      agent,
-      '0',
-    ]);
+    const { code, stdout, stderr } = await wrapOnPort(upstream.url, proxy.port, 0o644);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { base: string }).base).not.toBe(`${proxy.url}/v1`);
     expect(stderr).toContain('wrap_secret_refused');
