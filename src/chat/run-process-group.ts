@@ -87,7 +87,7 @@ function stopGroup(child: ChildProcess): void {
   setTimeout(() => signalGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
 }
 
-/** A wait someone awaits: its timer keeps the process alive (an unref'd one could leave the await unsettled). */
+/** A wait someone awaits: its timer holds the process (an unref'd one could leave the await unsettled). */
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**

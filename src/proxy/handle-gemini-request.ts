@@ -4,9 +4,10 @@
  * `:streamGenerateContent` go through the conversation's driver as any chat request does (the
  * model from the URL; fitted, sent, recovered once), and `:countTokens` is answered for the request
  * Spillway would send, as the other counting endpoints are (`answerCount`): fitted, then counted by
- * the upstream's own `countTokens`, else by its counting endpoint (`/tokenize`…), else by Spillway. A request that continues cached content
- * (`cachedContent`) holds part of its conversation on the server, where Spillway can neither count
- * nor cut it: it goes unchanged, and its answer says so in `x-spillway-fit`.
+ * the upstream's own `countTokens`, else by its counting endpoint (`/tokenize`…), else by Spillway.
+ * A request that continues cached content (`cachedContent`) holds part of its conversation on the
+ * server, where Spillway can neither count nor cut it: it goes unchanged, and its answer says so in
+ * `x-spillway-fit`.
  */
 import { type ChatRequest, readRequest, SpillwayError } from '../core/index.js';
 import { forwardUnchanged } from './forward-unchanged.js';

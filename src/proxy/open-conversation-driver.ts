@@ -40,11 +40,10 @@ const OVERRULED_SOURCES: ReadonlySet<LimitSourceKind> = new Set(['claimed', 'cat
 /**
  * The window this conversation's own rejections taught for its model, while it still applies: below
  * the window the upstream's limits give, and only when those are no stated, probed or discovered
- * figure, nor a hard config.
- * A rejection without figures teaches a window (see `recoverFromOverflow`) that no store keeps per
- * model, since nothing matches it with the request sent; kept with the conversation, it spares
- * every later request of the conversation the same rejection. A window the model's limits come to
- * state later replaces it.
+ * figure, nor a hard config. A rejection without figures teaches a window (see
+ * `recoverFromOverflow`) that no store keeps per model, since nothing matches it with the request
+ * sent; kept with the conversation, it spares every later request of the conversation the same
+ * rejection. A window the model's limits come to state later replaces it.
  */
 export function conversationWindows(
   stored: unknown,

@@ -50,8 +50,8 @@ const PLACED = new LruCache<string, TokenizerFamily>({ maxEntries: 1_024 });
  * other modern models, whose tokenizers are close to o200k and cl100k). Qwen models stay
  * `conservative` although the estimator has Qwen's weights (`createEstimator({ family: 'qwen2' })`
  * for a caller that knows its server counts with Qwen's tokenizer): an id names a model, not what
- * the server counts with (a server may serve `qwen` and count with o200k). Claude models get the Claude
- * vocabulary's weights; a provider that counts more is corrected by calibration.
+ * the server counts with (a server may serve `qwen` and count with o200k). Claude models get the
+ * Claude vocabulary's weights; a provider that counts more is corrected by calibration.
  *
  * @example
  * tokenizerFamilyOf('gpt-4o-mini'); // 'o200k'
