@@ -16,6 +16,7 @@
 export interface TransactionalDatabase {
   transaction<T>(work: () => T): { immediate(): T };
 }
+
 /** How long SQLite itself waits for a lock before failing a statement (`PRAGMA busy_timeout`). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 

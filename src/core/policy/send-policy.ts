@@ -12,11 +12,8 @@ import { SpillwayError } from '../errors/index.js';
 import type { OverflowPattern } from '../overflow/index.js';
 import type { TokenCounter } from '../tokens/index.js';
 
-/** Where a send is made from. */
-export type SendSurface = 'library' | 'loop' | 'chat' | 'demo' | 'proxy' | 'ai-sdk' | 'openai' | 'anthropic';
-
-/** Every {@link SendSurface}. */
-export const SEND_SURFACES: readonly SendSurface[] = [
+/** Every surface a send is made from. */
+export const SEND_SURFACES = [
   'library',
   'loop',
   'chat',
@@ -25,7 +22,10 @@ export const SEND_SURFACES: readonly SendSurface[] = [
   'ai-sdk',
   'openai',
   'anthropic',
-];
+] as const;
+
+/** Where a send is made from. */
+export type SendSurface = (typeof SEND_SURFACES)[number];
 
 /** The surfaces whose caller continues with the history a send returns (a compaction is adopted). */
 const ADOPTING: ReadonlySet<SendSurface> = new Set(['loop', 'chat', 'demo']);
@@ -136,7 +136,7 @@ export function sendPolicy({
   hash,
   passthrough,
 }: SendPolicyOptions): SendPolicy {
-  if (!SEND_SURFACES.includes(surface))
+  if (!(SEND_SURFACES as readonly string[]).includes(surface))
     throw new SpillwayError(
       'invalid_argument',
       `sendPolicy: surface must be one of ${SEND_SURFACES.join(', ')}, got ${JSON.stringify(surface)}`,
