@@ -58,3 +58,20 @@ export const HEAP_GROWING_PERCENT = 100;
 export function growHeapSteadily(): void {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }
+
+/**
+ * Makes V8 allocate every object in the young generation, for the rest of the process (V8's
+ * `--no-allocation-site-pretenuring`). V8 counts, per place in the code that allocates, how many of
+ * its objects outlive a young collection; a place whose objects mostly do has them allocated in the
+ * old generation from then on, and that choice stays. A proxy's objects live as long as their request:
+ * when its first requests wait on something slow (the upstream's counting endpoint, a slow upstream),
+ * the places of a request's objects get chosen, and every later request's objects die in the old
+ * generation, holding the young objects they point to alive through each young collection until the
+ * next major one. A `spillway serve` whose first 16 requests were counted on vLLM's `/tokenize`
+ * promoted 7 times the bytes per young collection, ran a major collection every half second and spent
+ * a fifth more CPU per request for thousands of requests; with this set, it spent 0.87 times what it
+ * spent without, and a proxy whose first requests waited on nothing spent the same.
+ */
+export function allocateYoung(): void {
+  setFlagsFromString('--no-allocation-site-pretenuring');
+}

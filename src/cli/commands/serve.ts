@@ -10,7 +10,7 @@ import {
 } from '../../proxy/index.js';
 import { loadProxyConfig } from '../../proxy/proxy-config.js';
 import type { Command } from '../command.js';
-import { DEFAULT_HEAP_RESERVE_MB, growHeapSteadily, reserveHeap } from '../heap-reserve.js';
+import { allocateYoung, DEFAULT_HEAP_RESERVE_MB, growHeapSteadily, reserveHeap } from '../heap-reserve.js';
 import { choiceFlag, EXIT_OK, integerFlag, untilStopped } from '../io.js';
 import { loadOrCreateSharedSecret } from '../wrap/shared-secret.js';
 
@@ -133,6 +133,7 @@ GET /healthz answers {"status":"ok","upstream":…}; GET /metrics is in the Prom
       );
     reserveHeap(heapReserve);
     growHeapSteadily();
+    allocateYoung();
     const store = openStore(values.store as string | undefined);
     const proxy = await startProxy({
       upstream,
