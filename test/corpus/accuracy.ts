@@ -164,4 +164,5 @@ export const ACCURACY_CASES: ReadonlyArray<readonly [TokenizerFamily, ReferenceN
   ['conservative', 'cl100k'],
   ['conservative', 'claude_legacy'],
   ['conservative', 'llama3'],
+  ['conservative', 'qwen2'],
 ];

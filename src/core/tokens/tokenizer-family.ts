@@ -23,20 +23,18 @@ const FAMILY_PATTERNS: ReadonlyArray<[TokenizerFamily, RegExp]> = [
 
 /**
  * The families `conservative` takes the largest estimate of: the modern byte-level BPE vocabularies
- * (100k+ tokens) most served models use. The 32k SentencePiece families (Llama 2, Mistral v0.1) make
- * 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by the
- * first response's usage (calibration only grows). Qwen's tokenizer (`qwen2`) splits every digit
- * where these group digits in threes: on digit-heavy text (hex ids, numbered logs) `conservative`
- * counts as little as 0.75 of what it counts (8% of the held-out mixed samples are under), and the
- * provider's usage or counting endpoint corrects it. `qwen2` is not among these: with it, the
- * proxy's benchmark request (a Qwen model id) went to the counting endpoint first, and the proxy
- * then spent a fifth more CPU a request (see docs/counting.md).
+ * (100k+ tokens) most served models use. Qwen's splits every digit, where the others group digits in
+ * threes: without it, digit-heavy text (ids, hashes, numbered logs) of an unplaced model was counted
+ * at as little as 0.75 of what Qwen counts (8% of the held-out mixed samples under). The 32k SentencePiece families (Llama 2, Mistral v0.1)
+ * make 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by
+ * the first response's usage (calibration only grows).
  */
 export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
   'o200k',
   'cl100k',
   'claude_legacy',
   'llama3',
+  'qwen2',
 ];
 
 /**
@@ -47,11 +45,10 @@ const PLACED = new LruCache<string, TokenizerFamily>({ maxEntries: 1_024 });
 
 /**
  * The tokenizer family of a model id, `conservative` when unknown (Qwen, DeepSeek, GLM, Gemma and
- * other modern models, whose tokenizers are close to o200k and cl100k). Qwen models stay
- * `conservative` although the estimator has Qwen's weights (`createEstimator({ family: 'qwen2' })`
- * for a caller that knows its server counts with Qwen's tokenizer): an id names a model, not what
- * the server counts with (a server may serve `qwen` and count with o200k). Claude models get the
- * Claude vocabulary's weights; a provider that counts more is corrected by calibration.
+ * other modern models, whose tokenizers are close to o200k, cl100k and Qwen's). Qwen models stay
+ * `conservative` although the estimator has Qwen's weights: an id names a model, not what the
+ * server counts with (a server may serve `qwen` and count with o200k). Claude models get the Claude
+ * vocabulary's weights; a provider that counts more is corrected by calibration.
  *
  * @example
  * tokenizerFamilyOf('gpt-4o-mini'); // 'o200k'
