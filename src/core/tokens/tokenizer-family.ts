@@ -25,9 +25,10 @@ const FAMILY_PATTERNS: ReadonlyArray<[TokenizerFamily, RegExp]> = [
  * The families `conservative` takes the largest estimate of: the modern byte-level BPE vocabularies
  * (100k+ tokens) most served models use. Qwen's splits every digit, where the others group digits in
  * threes: without it, digit-heavy text (ids, hashes, numbered logs) of an unplaced model was counted
- * at as little as 0.75 of what Qwen counts (8% of the held-out mixed samples under). The 32k SentencePiece families (Llama 2, Mistral v0.1)
- * make 1.27–1.30× as many tokens; their models are placed by id, and an unplaced one is corrected by
- * the first response's usage (calibration only grows).
+ * at as little as 0.75 of what Qwen counts (8% of the held-out mixed samples under). The 32k
+ * SentencePiece families (Llama 2, Mistral v0.1) make 1.27–1.30× as many tokens; their models are
+ * placed by id, and an unplaced one is corrected by the first response's usage (calibration only
+ * grows).
  */
 export const CONSERVATIVE_FAMILIES: readonly TokenizerFamily[] = [
   'o200k',
